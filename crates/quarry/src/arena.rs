@@ -1,0 +1,134 @@
+use bumpalo::Bump;
+
+/// A per-message bump arena: every record a decoder builds lives here, and
+/// views borrow it.
+///
+/// A fresh `Arena` owns no memory. The first decode into it reserves one
+/// chunk sized from the input length (one heap allocation); after
+/// [`reset`](Arena::reset) the arena keeps its largest chunk, so the next
+/// message of a similar size decodes with no heap allocation at all.
+///
+/// Views borrow the arena, so resetting it while a view is alive does not
+/// compile:
+///
+/// ```compile_fail
+/// use quarry::{Arena, BoundedAlloc, DecodeOptions};
+///
+/// let mut arena = Arena::new();
+/// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+/// let text: &str = alloc.alloc_str("still borrowed", 0).unwrap();
+/// arena.reset(); // error: `arena` is borrowed by `text`
+/// println!("{text}");
+/// ```
+#[derive(Default)]
+pub struct Arena {
+    bump: Bump,
+}
+
+/// A snapshot of an arena's memory, from [`Arena::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArenaStats {
+    /// Bytes the arena holds from the heap (all chunks, without bumpalo's
+    /// per-chunk footers).
+    pub allocated_bytes: usize,
+    /// Bytes still free in the current chunk.
+    pub free_in_current_chunk: usize,
+}
+
+impl Arena {
+    /// An empty arena. Allocates nothing until the first decode.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// assert_eq!(arena.stats().allocated_bytes, 0);
+    /// ```
+    pub fn new() -> Self {
+        Self { bump: Bump::new() }
+    }
+
+    /// An arena whose first chunk holds at least `bytes` (one allocation now,
+    /// none later for messages that fit).
+    ///
+    /// ```
+    /// let arena = quarry::Arena::with_capacity(4096);
+    /// assert!(arena.stats().free_in_current_chunk >= 4096);
+    /// ```
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self {
+            bump: Bump::with_capacity(bytes),
+        }
+    }
+
+    /// Forget every record of the previous message and keep the largest chunk
+    /// for the next one. Takes `&mut self`, so no view can outlive it.
+    ///
+    /// ```
+    /// let mut arena = quarry::Arena::new();
+    /// arena.reserve(10_000);
+    /// let held = arena.stats().allocated_bytes;
+    /// arena.reset();
+    /// assert_eq!(arena.stats().allocated_bytes, held);
+    /// ```
+    pub fn reset(&mut self) {
+        self.bump.reset();
+    }
+
+    /// Make sure the current chunk has at least `bytes` free, with at most
+    /// one heap allocation (none when it already has).
+    ///
+    /// Decoders call this once per message with an estimate derived from the
+    /// input length, which is what makes a decode into a fresh arena cost one
+    /// allocation instead of a chain of doubling chunks.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// arena.reserve(1 << 16);
+    /// assert!(arena.stats().free_in_current_chunk >= 1 << 16);
+    /// ```
+    pub fn reserve(&self, bytes: usize) {
+        if self.bump.chunk_capacity() >= bytes {
+            return;
+        }
+        // Allocate a buffer of the wanted size and give it straight back:
+        // bumpalo reclaims the most recent allocation, so what stays is a
+        // current chunk with `bytes` free. A failed allocation leaves the
+        // arena as it was; the decoder then meets its own limits.
+        let mut probe = bumpalo::collections::Vec::<u8>::new_in(&self.bump);
+        if probe.try_reserve_exact(bytes).is_err() {
+            return;
+        }
+        drop(probe);
+    }
+
+    /// Memory held by this arena.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::with_capacity(1000);
+    /// assert!(arena.stats().allocated_bytes >= 1000);
+    /// ```
+    pub fn stats(&self) -> ArenaStats {
+        ArenaStats {
+            allocated_bytes: self.bump.allocated_bytes(),
+            free_in_current_chunk: self.bump.chunk_capacity(),
+        }
+    }
+
+    /// The underlying bump allocator, for format crates that place their own
+    /// collections in the arena. Prefer [`BoundedAlloc`](crate::BoundedAlloc),
+    /// which also enforces the byte budget.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let n = arena.bump().alloc(7u32);
+    /// assert_eq!(*n, 7);
+    /// ```
+    pub fn bump(&self) -> &Bump {
+        &self.bump
+    }
+}
+
+impl std::fmt::Debug for Arena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Arena").field("stats", &self.stats()).finish()
+    }
+}

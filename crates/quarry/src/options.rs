@@ -1,0 +1,37 @@
+/// Limits every decoder enforces. The defaults are safe for untrusted input
+/// on an open port; raise them deliberately.
+///
+/// ```
+/// let opts = quarry::DecodeOptions { max_depth: 16, ..Default::default() };
+/// assert_eq!(opts.max_depth, 16);
+/// assert_eq!(opts.max_items, quarry::DecodeOptions::default().max_items);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Deepest nesting accepted; the root is depth 0 and a value at depth
+    /// `max_depth` is rejected. Default 128 (what WhatsApp's own codec uses).
+    pub max_depth: u32,
+    /// Most items (nodes, attributes, tags, fields: each format says what
+    /// it counts) one message may hold. Default 1,000,000.
+    pub max_items: u32,
+    /// Most bytes one decode may write into the arena. Default 64 MiB.
+    pub max_arena_bytes: usize,
+    /// Most bytes a compressed payload may inflate to. Default 16 MiB.
+    pub max_inflated_bytes: usize,
+}
+
+impl DecodeOptions {
+    /// The defaults, usable in `const` context.
+    pub const DEFAULT: Self = Self {
+        max_depth: 128,
+        max_items: 1_000_000,
+        max_arena_bytes: 64 << 20,
+        max_inflated_bytes: 16 << 20,
+    };
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
