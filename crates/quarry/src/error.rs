@@ -122,6 +122,30 @@ impl DecodeError {
         }
     }
 
+    /// The same error with its offset moved by `by` bytes: for a decoder
+    /// that ran on a sub-slice (a frame body after its header) and reports
+    /// offsets in the caller's coordinates.
+    ///
+    /// ```
+    /// let e = quarry::DecodeError::UnexpectedEof { offset: 2 }.shifted(1);
+    /// assert_eq!(e.offset(), 3);
+    /// ```
+    pub fn shifted(mut self, by: usize) -> Self {
+        match &mut self {
+            Self::UnexpectedEof { offset }
+            | Self::UnexpectedByte { offset, .. }
+            | Self::InvalidUtf8 { offset }
+            | Self::Malformed { offset, .. }
+            | Self::TrailingBytes { offset, .. }
+            | Self::DepthLimit { offset, .. }
+            | Self::ItemLimit { offset, .. }
+            | Self::ArenaLimit { offset, .. }
+            | Self::InflatedLimit { offset, .. }
+            | Self::Inflate { offset, .. } => *offset = offset.saturating_add(by),
+        }
+        self
+    }
+
     /// True for the variants that report a configured limit rather than
     /// broken input.
     ///

@@ -1,0 +1,123 @@
+//! Frames: the flags byte in front of node bytes, and zlib-compressed
+//! bodies inflated into the arena.
+
+use miniz_oxide::inflate::TINFLStatus;
+use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+use quarry::bumpalo::collections::Vec as ArenaVec;
+use quarry::{Arena, BoundedAlloc, DecodeError};
+
+use crate::decode::{Decoder, max_arena_bytes};
+use crate::node::Node;
+use crate::wire::FLAG_COMPRESSED;
+
+impl Decoder {
+    /// Decode a frame: a flags byte, then node bytes, zlib-compressed when
+    /// flag `0x02` is set (other flag bits are ignored, as WhatsApp does).
+    ///
+    /// A compressed body is inflated into the arena, bounded by
+    /// [`DecodeOptions::max_inflated_bytes`](quarry::DecodeOptions::max_inflated_bytes);
+    /// nothing is allocated outside the arena's own chunks. Error offsets
+    /// count from the start of the frame for a plain frame, and from the
+    /// start of the inflated bytes for a compressed one (limit and inflate
+    /// errors: from the start of the compressed body).
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let node = quarry_wa::Decoder::new().decode_frame(&arena, &[0x00, 0xF8, 1, 19]).unwrap();
+    /// assert_eq!(node.tag(), "message");
+    /// ```
+    pub fn decode_frame<'a>(&self, arena: &'a Arena, frame: &'a [u8]) -> Result<Node<'a>, DecodeError> {
+        let Some((&flags, body)) = frame.split_first() else {
+            return Err(DecodeError::UnexpectedEof { offset: 0 });
+        };
+        let alloc = BoundedAlloc::new(arena, &self.options);
+        if flags & FLAG_COMPRESSED == 0 {
+            return self
+                .decode_into(arena, &alloc, body)
+                .map_err(|e| e.shifted(1));
+        }
+        let inflated = inflate(arena, &alloc, body, self.options.max_inflated_bytes)?;
+        self.decode_into(arena, &alloc, inflated)
+    }
+}
+
+/// Decode a frame with default limits and the v3 dictionary; see
+/// [`Decoder::decode_frame`].
+pub fn decode_frame<'a>(arena: &'a Arena, frame: &'a [u8]) -> Result<Node<'a>, DecodeError> {
+    Decoder::new().decode_frame(arena, frame)
+}
+
+/// The first guess of a body's inflated size; WhatsApp's stanzas compress
+/// by well under 8:1.
+fn inflated_size_guess(compressed_len: usize) -> usize {
+    compressed_len.saturating_mul(8).saturating_add(1024)
+}
+
+fn inflate<'a>(
+    arena: &'a Arena,
+    alloc: &BoundedAlloc<'a>,
+    body: &[u8],
+    limit: usize,
+) -> Result<&'a [u8], DecodeError> {
+    let mut capacity = inflated_size_guess(body.len()).min(limit);
+    // One reservation for the inflater's state, the output and the decode
+    // that follows, so a frame that inflates within the guess costs one
+    // heap allocation in a fresh arena.
+    let state_size = std::mem::size_of::<DecompressorOxide>();
+    arena.reserve(state_size + capacity + max_arena_bytes(capacity));
+    alloc.charge(state_size, 1)?;
+    let state = alloc.bump().alloc_with(DecompressorOxide::new);
+    alloc.charge(capacity, 1)?;
+    let mut out = ArenaVec::<u8>::with_capacity_in(capacity, alloc.bump());
+    out.resize(capacity, 0);
+
+    let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
+        | inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    let (mut read_total, mut written_total) = (0, 0);
+    loop {
+        let rest = body.get(read_total..).unwrap_or_default();
+        let (status, read, written) = decompress(state, rest, &mut out, written_total, flags);
+        read_total += read;
+        written_total += written;
+        let at = 1 + read_total;
+        match status {
+            TINFLStatus::Done => break,
+            TINFLStatus::HasMoreOutput => {
+                if capacity >= limit {
+                    return Err(DecodeError::InflatedLimit { offset: at, limit });
+                }
+                let grown = capacity.saturating_mul(2).min(limit);
+                alloc.charge(grown - capacity, at)?;
+                arena.reserve(grown + max_arena_bytes(grown));
+                out.resize(grown, 0);
+                capacity = grown;
+            }
+            TINFLStatus::NeedsMoreInput | TINFLStatus::FailedCannotMakeProgress => {
+                return Err(DecodeError::Inflate {
+                    offset: at,
+                    what: "truncated zlib stream",
+                });
+            }
+            TINFLStatus::Adler32Mismatch => {
+                return Err(DecodeError::Inflate {
+                    offset: at,
+                    what: "adler32 mismatch",
+                });
+            }
+            _ => {
+                return Err(DecodeError::Inflate {
+                    offset: at,
+                    what: "invalid zlib data",
+                });
+            }
+        }
+    }
+    if read_total != body.len() {
+        return Err(DecodeError::TrailingBytes {
+            offset: 1 + read_total,
+            count: body.len() - read_total,
+        });
+    }
+    out.truncate(written_total);
+    Ok(out.into_bump_slice())
+}

@@ -1,0 +1,41 @@
+//! WhatsApp binary node codec on the quarry arena.
+//!
+//! A stanza decodes into one [`quarry::Arena`]: every node and attribute
+//! record lives there, strings and byte payloads borrow from the input,
+//! packed strings are expanded into the arena, JIDs stay structured. The
+//! result is a [`Node`], a `Copy` view; decoding into a fresh arena costs
+//! one heap allocation, into a reset one none.
+//!
+//! ```
+//! use quarry::Arena;
+//!
+//! let mut arena = Arena::new();
+//! // <message type="enc"><enc/></message>, all tokens
+//! let bytes = [0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 29];
+//! let stanza = quarry_wa::decode(&arena, &bytes)?;
+//! assert_eq!(stanza.tag(), "message");
+//! assert_eq!(stanza.attr("type").unwrap(), "enc");
+//! assert_eq!(stanza.children_by_tag("enc").count(), 1);
+//! drop(stanza);
+//! arena.reset();
+//! # Ok::<(), quarry::DecodeError>(())
+//! ```
+
+mod attrs;
+mod decode;
+mod dictionary;
+mod dictionary_v3;
+mod display;
+mod frame;
+mod jid;
+mod node;
+mod packed;
+pub mod wire;
+
+pub use attrs::{AttrError, AttrErrors, AttrParser};
+pub use decode::{ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, decode, max_arena_bytes};
+pub use dictionary::{Dictionary, Token};
+pub use frame::decode_frame;
+pub use jid::{Jid, JidParseError, Server};
+pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
+pub use quarry::{Arena, DecodeError, DecodeOptions};
