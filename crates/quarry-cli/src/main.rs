@@ -1,0 +1,3 @@
+//! The `quarry` command line.
+
+fn main() {}

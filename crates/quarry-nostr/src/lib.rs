@@ -1,0 +1,1 @@
+//! Nostr events and messages on the quarry arena.
