@@ -1,0 +1,102 @@
+//! The `--repeat N` loop: decode the same bytes N times and print nothing,
+//! so instructions and allocations per decode can be counted from outside
+//! the process (valgrind's callgrind and DHAT).
+//!
+//! The input is read once, before the loop; an iteration does nothing but
+//! the decode (plus creating and dropping the arena, or resetting it), so
+//! whatever a tool counts per iteration is the decode's own cost.
+
+use quarry::Arena;
+
+/// Where each decode of the loop goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArenaMode {
+    /// `Arena::new()` before each decode, dropped after it: the cost of a
+    /// first decode (one heap allocation for the arena's chunk).
+    Fresh,
+    /// One arena for the whole loop, `reset()` after each decode: the
+    /// steady-state cost of a server that reuses its arena.
+    Reused,
+}
+
+/// Run `decode_once` `count` times. It must pass its result through
+/// [`std::hint::black_box`] so the work is not optimised away. Stops at the
+/// first error (a malformed input fails on the first iteration).
+pub fn run<E>(
+    count: u64,
+    mode: ArenaMode,
+    mut decode_once: impl FnMut(&Arena) -> Result<(), E>,
+) -> Result<(), E> {
+    match mode {
+        ArenaMode::Fresh => {
+            for _ in 0..count {
+                let arena = Arena::new();
+                decode_once(std::hint::black_box(&arena))?;
+                drop(arena);
+            }
+        }
+        ArenaMode::Reused => {
+            let mut arena = Arena::new();
+            for _ in 0..count {
+                decode_once(std::hint::black_box(&arena))?;
+                arena.reset();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parse the value of `--repeat`: a decimal count, 0 allowed (0 decodes
+/// nothing: a baseline for subtracting the process's own start-up cost).
+pub fn parse_count(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_count_times_and_stops_at_the_first_error() {
+        for mode in [ArenaMode::Fresh, ArenaMode::Reused] {
+            let mut calls = 0;
+            run(5, mode, |_| {
+                calls += 1;
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            assert_eq!(calls, 5);
+            let mut calls = 0;
+            let result = run(5, mode, |_| {
+                calls += 1;
+                Err(calls)
+            });
+            assert_eq!((result, calls), (Err(1), 1));
+        }
+    }
+
+    #[test]
+    fn reused_arena_is_reset_between_decodes() {
+        let mut used = Vec::new();
+        run(3, ArenaMode::Reused, |arena| {
+            used.push(arena.stats().allocated_bytes);
+            arena.bump().alloc([0u8; 100]);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        // The chunk allocated on the first decode is kept, and nothing more.
+        assert_eq!(used[1], used[2]);
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("0"), Some(0));
+        assert_eq!(parse_count("1000"), Some(1000));
+        for bad in ["", "-1", "+1", "1e3", "x", "99999999999999999999999"] {
+            assert_eq!(parse_count(bad), None, "{bad}");
+        }
+    }
+}

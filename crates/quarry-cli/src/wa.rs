@@ -1,0 +1,125 @@
+//! `quarry wa …`: the WhatsApp binary node format.
+
+mod json_out;
+
+use std::ffi::OsString;
+use std::hint::black_box;
+
+use quarry::Arena;
+use quarry_wa::wire::FLAG_COMPRESSED;
+
+use crate::args::{self, Spec};
+use crate::exit::Failure;
+use crate::repeat::{self, ArenaMode};
+use crate::{input, output};
+
+/// Usage of `quarry wa`.
+pub const USAGE: &str = "\
+usage: quarry wa decode [--framed] [--json] FILE|-
+       quarry wa decode [--framed] --repeat N [--reuse-arena] FILE|-
+       quarry wa encode --json [--framed] FILE|-
+
+decode   print the node in FILE (or stdin for -): XML-like by default,
+         --json for the canonical JSON document (one line)
+encode   read one JSON document and write the node bytes to stdout
+
+  --framed       the input (decode) or output (encode) starts with the
+                 flags byte; 0x02 in it means a zlib-compressed body
+  --json         JSON instead of XML-like text (encode: required)
+  --repeat N     decode N times and print nothing (for valgrind)
+  --reuse-arena  with --repeat: one arena, reset between decodes
+                 (default: a fresh arena for every decode)
+
+exit status: 0 ok, 1 I/O error, 2 malformed input or usage error
+";
+
+const DECODE: Spec = Spec {
+    flags: &["--framed", "--json", "--reuse-arena"],
+    options: &["--repeat"],
+    usage: USAGE,
+};
+
+/// Run `quarry wa <args>`.
+pub fn run(mut args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    let command = args.next();
+    match command.as_ref().and_then(|c| c.to_str()) {
+        Some("decode") => decode(args),
+        Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
+        Some(other) => Err(Failure::usage(
+            format!("unknown wa command {other:?}"),
+            USAGE,
+        )),
+        None => Err(Failure::usage("missing wa command", USAGE)),
+    }
+}
+
+fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    let parsed = args::parse(args, &DECODE)?;
+    if parsed.help {
+        return output::write(USAGE.as_bytes());
+    }
+    let path = parsed.one_positional("FILE (or - for stdin)", &DECODE)?;
+    let framed = parsed.flag("--framed");
+    let repeat = match parsed.option("--repeat") {
+        Some(text) => Some(repeat::parse_count(text).ok_or_else(|| {
+            Failure::usage(format!("--repeat needs a count, not {text:?}"), USAGE)
+        })?),
+        None => None,
+    };
+    let mode = if parsed.flag("--reuse-arena") {
+        if repeat.is_none() {
+            return Err(Failure::usage("--reuse-arena needs --repeat", USAGE));
+        }
+        ArenaMode::Reused
+    } else {
+        ArenaMode::Fresh
+    };
+    let bytes = input::read(path)?;
+    let to_failure = |e: &quarry::DecodeError| decode_failure(e, framed, &bytes);
+
+    if let Some(count) = repeat {
+        let input = bytes.as_slice();
+        return if framed {
+            repeat::run(count, mode, |arena| {
+                quarry_wa::decode_frame(arena, input).map(|node| {
+                    black_box(node);
+                })
+            })
+        } else {
+            repeat::run(count, mode, |arena| {
+                quarry_wa::decode(arena, input).map(|node| {
+                    black_box(node);
+                })
+            })
+        }
+        .map_err(|e| to_failure(&e));
+    }
+
+    let arena = Arena::new();
+    let node = if framed {
+        quarry_wa::decode_frame(&arena, &bytes)
+    } else {
+        quarry_wa::decode(&arena, &bytes)
+    }
+    .map_err(|e| to_failure(&e))?;
+    let mut text = String::with_capacity(bytes.len().saturating_mul(3).saturating_add(64));
+    if parsed.flag("--json") {
+        json_out::write_node(&mut text, node);
+    } else {
+        use std::fmt::Write;
+        let _ = write!(text, "{node}");
+    }
+    text.push('\n');
+    output::write(text.as_bytes())
+}
+
+/// A decode error of a compressed frame that lies inside the node bytes
+/// counts from the start of the inflated body, not of the file: say so.
+fn decode_failure(error: &quarry::DecodeError, framed: bool, input: &[u8]) -> Failure {
+    let compressed = framed && input.first().is_some_and(|f| f & FLAG_COMPRESSED != 0);
+    let in_body = !matches!(
+        error,
+        quarry::DecodeError::Inflate { .. } | quarry::DecodeError::InflatedLimit { .. }
+    );
+    Failure::decode(error, (compressed && in_body).then_some("inflated body"))
+}
