@@ -1,0 +1,292 @@
+//! Shared fixtures for the quarry-wa test binaries.
+//!
+//! The seven stanza shapes are the ones `wacore-binary` 0.7 benchmarks
+//! (`benches/binary_benchmark.rs`), rebuilt with that crate's own
+//! `NodeBuilder` and marshalled with its own `marshal`, so quarry and the
+//! peer decode the very same bytes. `marshal` puts a flags byte in front;
+//! [`Fixture::node_bytes`] is what `unmarshal_ref` and `quarry_wa::decode`
+//! take.
+
+// Each test binary uses its own subset of these helpers.
+#![allow(dead_code)]
+
+use wacore_binary::builder::NodeBuilder;
+use wacore_binary::marshal::marshal;
+use wacore_binary::node::Node as PeerNode;
+
+/// One encoded fixture.
+pub struct Fixture {
+    /// The peer benchmark's name for the shape.
+    pub name: &'static str,
+    /// What `marshal` produced: flags byte, then node bytes.
+    pub framed: Vec<u8>,
+}
+
+impl Fixture {
+    /// The node bytes (flags byte removed).
+    pub fn node_bytes(&self) -> &[u8] {
+        &self.framed[1..]
+    }
+}
+
+fn small() -> PeerNode {
+    NodeBuilder::new("message")
+        .attr("to", "user@s.whatsapp.net")
+        .attr("id", "12345")
+        .attr("type", "text")
+        .build()
+}
+
+fn ack() -> PeerNode {
+    NodeBuilder::new("ack")
+        .attr("to", "5511999990000@s.whatsapp.net")
+        .attr("id", "3EB0A1B2C3D4E5F60718")
+        .attr("class", "message")
+        .build()
+}
+
+fn fanout() -> PeerNode {
+    let devices: Vec<PeerNode> = (0..8)
+        .map(|i| {
+            NodeBuilder::new("to")
+                .attr("jid", format!("5511999990000:{i}@s.whatsapp.net"))
+                .children(vec![
+                    NodeBuilder::new("enc")
+                        .attr("v", "2")
+                        .attr("type", "msg")
+                        .bytes(vec![0xAB; 128])
+                        .build(),
+                ])
+                .build()
+        })
+        .collect();
+    NodeBuilder::new("message")
+        .attr("to", "5511999990000@g.us")
+        .attr("id", "3EB0A1B2C3D4E5F60718")
+        .attr("type", "text")
+        .children(vec![
+            NodeBuilder::new("participants").children(devices).build(),
+        ])
+        .build()
+}
+
+fn large() -> PeerNode {
+    NodeBuilder::new("iq")
+        .attr("to", "server@s.whatsapp.net")
+        .attr("id", "abcdef")
+        .attr("type", "get")
+        .attr("xmlns", "usync")
+        .children(vec![
+            NodeBuilder::new("usync")
+                .attr("sid", "message:1")
+                .attr("mode", "query")
+                .attr("last", "true")
+                .children(vec![
+                    NodeBuilder::new("query")
+                        .children(vec![NodeBuilder::new("business").build()])
+                        .build(),
+                ])
+                .build(),
+            NodeBuilder::new("list")
+                .children((0..20).map(|i| {
+                    NodeBuilder::new("item")
+                        .attr("index", i.to_string())
+                        .bytes(vec![i as u8; 32])
+                        .build()
+                }))
+                .build(),
+        ])
+        .build()
+}
+
+fn usync_like() -> PeerNode {
+    NodeBuilder::new("iq")
+        .attr("type", "result")
+        .children(vec![
+            NodeBuilder::new("usync")
+                .children(vec![
+                    NodeBuilder::new("list")
+                        .children((0..50).map(|i| {
+                            NodeBuilder::new("user")
+                                .attr("jid", format!("{i}@s.whatsapp.net"))
+                                .children(vec![
+                                    NodeBuilder::new("devices")
+                                        .children(vec![
+                                            NodeBuilder::new("device-list")
+                                                .children((0..3).map(|d| {
+                                                    NodeBuilder::new("device")
+                                                        .attr("id", d.to_string())
+                                                        .build()
+                                                }))
+                                                .build(),
+                                        ])
+                                        .build(),
+                                    NodeBuilder::new("contact").attr("type", "in").build(),
+                                ])
+                                .build()
+                        }))
+                        .build(),
+                ])
+                .build(),
+        ])
+        .build()
+}
+
+fn jid_heavy() -> PeerNode {
+    NodeBuilder::new("message")
+        .attr("from", "15551234567@s.whatsapp.net")
+        .attr("to", "15559876543@s.whatsapp.net")
+        .attr("participant", "15555555555@s.whatsapp.net")
+        .attr("recipient", "15556666666@s.whatsapp.net")
+        .attr("notify", "15557777777@s.whatsapp.net")
+        .attr("id", "ABCDEF123456")
+        .attr("type", "text")
+        .build()
+}
+
+fn many_children() -> PeerNode {
+    NodeBuilder::new("iq")
+        .attr("to", "server@s.whatsapp.net")
+        .attr("id", "many-children")
+        .children((0..2048).map(|i| {
+            NodeBuilder::new("item")
+                .attr("index", i.to_string())
+                .attr("type", "entry")
+                .string_content("ok")
+                .build()
+        }))
+        .build()
+}
+
+/// Marshal a peer tree with the peer's encoder.
+pub fn peer_marshal(node: &PeerNode) -> Vec<u8> {
+    marshal(node).expect("the peer encodes its own benchmark shapes")
+}
+
+/// The seven benchmark shapes, marshalled by the peer.
+pub fn fixtures() -> Vec<Fixture> {
+    let shapes: [(&'static str, fn() -> PeerNode); 7] = [
+        ("fanout", fanout),
+        ("large", large),
+        ("ack", ack),
+        ("small", small),
+        ("usync_like", usync_like),
+        ("jid_heavy", jid_heavy),
+        ("many_children", many_children),
+    ];
+    shapes
+        .into_iter()
+        .map(|(name, build)| Fixture {
+            name,
+            framed: peer_marshal(&build()),
+        })
+        .collect()
+}
+
+/// The fixture called `name`.
+pub fn fixture(name: &str) -> Fixture {
+    fixtures()
+        .into_iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no fixture {name}"))
+}
+
+/// zlib-compress `body` (RFC 1950) at the default level.
+pub fn zlib(body: &[u8]) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec_zlib(body, 6)
+}
+
+/// A compressed frame: flags byte `0x02`, then the zlib stream of `node_bytes`.
+pub fn compressed_frame(node_bytes: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x02];
+    frame.extend_from_slice(&zlib(node_bytes));
+    frame
+}
+
+/// The fanout fixture as a zlib-compressed frame.
+pub fn compressed_fanout_frame() -> Vec<u8> {
+    compressed_frame(fixture("fanout").node_bytes())
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64) for seeded mutation
+/// loops: the same seed gives the same cases on every run.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// A random byte.
+    pub fn byte(&mut self) -> u8 {
+        self.next_u64() as u8
+    }
+}
+
+/// Bytes that carry meaning as tags: mutations pick these half of the time so
+/// they reach the structural paths rather than only payload bytes.
+pub const INTERESTING: &[u8] = &[
+    0, 1, 2, 3, 19, 235, 236, 239, 240, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255,
+    0x7F, 0x80, 0x81,
+];
+
+/// One random edit of `input`: flip a bit, overwrite a byte, insert a byte,
+/// delete a byte, or truncate. Returns a new buffer.
+pub fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    let pick_byte = |rng: &mut Rng| {
+        if rng.below(2) == 0 {
+            INTERESTING[rng.below(INTERESTING.len())]
+        } else {
+            rng.byte()
+        }
+    };
+    match rng.below(5) {
+        0 if !out.is_empty() => {
+            let at = rng.below(out.len());
+            out[at] ^= 1 << rng.below(8);
+        }
+        1 if !out.is_empty() => {
+            let at = rng.below(out.len());
+            out[at] = pick_byte(rng);
+        }
+        2 => {
+            let at = rng.below(out.len() + 1);
+            let b = pick_byte(rng);
+            out.insert(at, b);
+        }
+        3 if !out.is_empty() => {
+            let at = rng.below(out.len());
+            out.remove(at);
+        }
+        _ => {
+            let len = rng.below(out.len() + 1);
+            out.truncate(len);
+        }
+    }
+    out
+}
+
+/// `edits` random edits in a row.
+pub fn mutate_n(rng: &mut Rng, input: &[u8], edits: usize) -> Vec<u8> {
+    let mut out = input.to_vec();
+    for _ in 0..edits {
+        out = mutate(rng, &out);
+    }
+    out
+}
