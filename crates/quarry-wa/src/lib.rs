@@ -29,6 +29,7 @@ mod display;
 mod frame;
 mod jid;
 mod node;
+mod owned;
 mod packed;
 pub mod wire;
 
@@ -38,4 +39,5 @@ pub use dictionary::{Dictionary, Token};
 pub use frame::decode_frame;
 pub use jid::{Jid, JidParseError, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
+pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 pub use quarry::{Arena, DecodeError, DecodeOptions};

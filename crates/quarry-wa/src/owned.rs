@@ -1,0 +1,447 @@
+//! The owned node tree: what the send side builds, and what a decoded view
+//! becomes when it has to outlive its arena.
+
+use std::fmt;
+
+use crate::jid::{Jid, JidParseError, Server};
+use crate::node::{Content, Node, Value};
+
+/// A node that owns its strings: the tree you build to send a stanza, or a
+/// decoded [`Node`] copied out of its arena with [`Node::to_owned`].
+///
+/// The fields are public; the builder methods are shorthand.
+///
+/// ```
+/// use quarry_wa::{Jid, OwnedNode, Server};
+///
+/// let receipt = OwnedNode::new("receipt")
+///     .attr("id", "3EB0C4F1A2")
+///     .jid_attr("to", Jid::new("5511999990000", Server::Pn).with_device(2))
+///     .attr("t", 1_700_000_000u64)
+///     .children([OwnedNode::new("list").bytes(vec![1, 2, 3])]);
+///
+/// assert_eq!(receipt.tag(), "receipt");
+/// assert_eq!(receipt.get_attr("to").unwrap(), "5511999990000:2@s.whatsapp.net");
+/// assert_eq!(receipt.attr_str("t"), Some("1700000000"));
+/// assert_eq!(receipt.child("list").unwrap().content_bytes(), Some(&[1u8, 2, 3][..]));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnedNode {
+    /// The tag (description). Must not be empty to be encoded.
+    pub tag: String,
+    /// The attributes in wire order. Duplicate keys are allowed here (the
+    /// wire allows them); [`OwnedNode::attr`] replaces instead of adding.
+    pub attrs: Vec<(String, OwnedValue)>,
+    /// The content.
+    pub content: OwnedContent,
+}
+
+/// An owned attribute value: text or a structured JID.
+///
+/// Compares with `&str` by the JID's rendered form, like [`Value`].
+///
+/// ```
+/// use quarry_wa::{OwnedJid, OwnedValue, Server};
+///
+/// assert_eq!(OwnedValue::from("enc"), "enc");
+/// assert_eq!(OwnedValue::from(OwnedJid::new("123", Server::Group)), "123@g.us");
+/// assert_eq!(OwnedValue::from(17u32), "17");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OwnedValue {
+    /// Text.
+    Str(String),
+    /// A JID, kept structured.
+    Jid(OwnedJid),
+}
+
+/// An owned JID: the fields of a [`Jid`] view, with the user owned.
+///
+/// ```
+/// use quarry_wa::{Jid, OwnedJid, Server};
+///
+/// let jid: OwnedJid = "5511999990000:3@s.whatsapp.net".parse().unwrap();
+/// assert_eq!((jid.user.as_str(), jid.device, jid.server), ("5511999990000", 3, Server::Pn));
+/// assert_eq!(jid.as_view(), Jid::new("5511999990000", Server::Pn).with_device(3));
+/// assert_eq!(jid.to_string(), "5511999990000:3@s.whatsapp.net");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OwnedJid {
+    /// The user part (empty: the JID names the server itself).
+    pub user: String,
+    /// The server.
+    pub server: Server,
+    /// The agent. The binary format has no field for it: a JID with an
+    /// agent cannot be encoded structured.
+    pub agent: u8,
+    /// The device; 0 is the primary device and is not rendered.
+    pub device: u16,
+    /// The interop integrator; kept but not rendered.
+    pub integrator: u16,
+}
+
+/// An owned node's content.
+///
+/// # Lossy in the format itself
+///
+/// The wire has no separate "text" kind for content: text is written as a
+/// token, a packed string, a JID or raw bytes, and raw bytes come back as
+/// bytes. So `Text` content that is not a token, not packable
+/// (`[0-9.-]`, `[0-9A-F]`) and not an exact JID comes back from a decode as
+/// [`Content::Bytes`] with the same UTF-8 bytes:
+/// `OwnedContent::Text("hello")` returns as `Content::Bytes(b"hello")`.
+/// Tokens, packed strings and JIDs come back as `Content::Text`.
+///
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum OwnedContent {
+    /// No content.
+    #[default]
+    None,
+    /// Text (see the type's docs: raw text comes back as bytes).
+    Text(String),
+    /// Raw bytes.
+    Bytes(Vec<u8>),
+    /// A child list, possibly empty (an empty list is kept distinct from
+    /// no content on the wire: it is written as `LIST_8 00`).
+    Nodes(Vec<OwnedNode>),
+}
+
+impl OwnedNode {
+    /// A node with no attributes and no content.
+    pub fn new(tag: impl Into<String>) -> Self {
+        Self {
+            tag: tag.into(),
+            attrs: Vec::new(),
+            content: OwnedContent::None,
+        }
+    }
+
+    /// Set attribute `key` (replacing the first one of that name, as
+    /// WhatsApp's own builder does; push onto [`attrs`](Self::attrs) for a
+    /// duplicate key).
+    ///
+    /// ```
+    /// let node = quarry_wa::OwnedNode::new("iq").attr("type", "get").attr("type", "set");
+    /// assert_eq!(node.attrs.len(), 1);
+    /// assert_eq!(node.get_attr("type").unwrap(), "set");
+    /// ```
+    pub fn attr(mut self, key: impl Into<String>, value: impl Into<OwnedValue>) -> Self {
+        let key = key.into();
+        let value = value.into();
+        match self.attrs.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, slot)) => *slot = value,
+            None => self.attrs.push((key, value)),
+        }
+        self
+    }
+
+    /// Set attribute `key` to a structured JID.
+    pub fn jid_attr(self, key: impl Into<String>, jid: Jid<'_>) -> Self {
+        self.attr(key, OwnedValue::Jid(jid.into()))
+    }
+
+    /// Make the content a child list.
+    pub fn children(mut self, children: impl IntoIterator<Item = OwnedNode>) -> Self {
+        self.content = OwnedContent::Nodes(children.into_iter().collect());
+        self
+    }
+
+    /// Make the content raw bytes.
+    pub fn bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.content = OwnedContent::Bytes(bytes.into());
+        self
+    }
+
+    /// Make the content text (raw text comes back as bytes: see
+    /// [`OwnedContent`]).
+    pub fn text(mut self, text: impl Into<String>) -> Self {
+        self.content = OwnedContent::Text(text.into());
+        self
+    }
+
+    /// The tag.
+    pub fn tag(&self) -> &str {
+        &self.tag
+    }
+
+    /// The first attribute named `key`, as a view.
+    pub fn get_attr(&self, key: &str) -> Option<Value<'_>> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_view())
+    }
+
+    /// The attribute `key` when it is text (not a JID).
+    pub fn attr_str(&self, key: &str) -> Option<&str> {
+        self.get_attr(key).and_then(Value::as_str)
+    }
+
+    /// The child nodes; empty unless the content is a child list.
+    pub fn child_nodes(&self) -> &[OwnedNode] {
+        match &self.content {
+            OwnedContent::Nodes(nodes) => nodes,
+            _ => &[],
+        }
+    }
+
+    /// The child list, if the content is one (an empty list is `Some`).
+    pub fn content_nodes(&self) -> Option<&[OwnedNode]> {
+        match &self.content {
+            OwnedContent::Nodes(nodes) => Some(nodes),
+            _ => None,
+        }
+    }
+
+    /// The first child tagged `tag`.
+    pub fn child(&self, tag: &str) -> Option<&OwnedNode> {
+        self.child_nodes().iter().find(|c| c.tag == tag)
+    }
+
+    /// Every child tagged `tag`, in order.
+    ///
+    /// ```
+    /// use quarry_wa::OwnedNode;
+    /// let node = OwnedNode::new("participants")
+    ///     .children([OwnedNode::new("to"), OwnedNode::new("x"), OwnedNode::new("to")]);
+    /// assert_eq!(node.children_by_tag("to").count(), 2);
+    /// ```
+    pub fn children_by_tag<'s>(&'s self, tag: &'s str) -> impl Iterator<Item = &'s OwnedNode> {
+        self.child_nodes().iter().filter(move |c| c.tag == tag)
+    }
+
+    /// Follow `path` one tag per level (first match at each level).
+    pub fn path(&self, path: &[&str]) -> Option<&OwnedNode> {
+        path.iter().try_fold(self, |node, tag| node.child(tag))
+    }
+
+    /// Bytes content.
+    pub fn content_bytes(&self) -> Option<&[u8]> {
+        match &self.content {
+            OwnedContent::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Text content.
+    pub fn content_str(&self) -> Option<&str> {
+        match &self.content {
+            OwnedContent::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Node<'a> {
+    /// Copy this node and everything below it out of the arena.
+    ///
+    /// The recursion is as deep as the tree, which the decoder bounded by
+    /// [`DecodeOptions::max_depth`](quarry::DecodeOptions::max_depth).
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// // <message type="enc"/>
+    /// let owned = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap().to_owned();
+    /// drop(arena);
+    /// assert_eq!(owned, quarry_wa::OwnedNode::new("message").attr("type", "enc"));
+    /// ```
+    pub fn to_owned(self) -> OwnedNode {
+        OwnedNode {
+            tag: self.tag().to_owned(),
+            attrs: self
+                .attrs()
+                .iter()
+                .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
+                .collect(),
+            content: match self.content() {
+                Content::None => OwnedContent::None,
+                Content::Text(s) => OwnedContent::Text(s.to_owned()),
+                Content::Bytes(b) => OwnedContent::Bytes(b.to_vec()),
+                Content::Nodes(children) => {
+                    OwnedContent::Nodes(children.iter().map(Node::to_owned).collect())
+                }
+            },
+        }
+    }
+}
+
+impl From<Node<'_>> for OwnedNode {
+    fn from(node: Node<'_>) -> Self {
+        node.to_owned()
+    }
+}
+
+impl OwnedValue {
+    /// This value as a view (`Copy`, borrows `self`).
+    pub fn as_view(&self) -> Value<'_> {
+        match self {
+            OwnedValue::Str(s) => Value::Str(s),
+            OwnedValue::Jid(j) => Value::Jid(j.as_view()),
+        }
+    }
+
+    /// The text, if this is not a JID.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            OwnedValue::Str(s) => Some(s),
+            OwnedValue::Jid(_) => None,
+        }
+    }
+
+    /// The JID, if this is one.
+    pub fn as_jid(&self) -> Option<&OwnedJid> {
+        match self {
+            OwnedValue::Jid(j) => Some(j),
+            OwnedValue::Str(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for OwnedValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.as_view(), f)
+    }
+}
+
+impl PartialEq<str> for OwnedValue {
+    fn eq(&self, other: &str) -> bool {
+        self.as_view() == *other
+    }
+}
+
+impl PartialEq<&str> for OwnedValue {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_view() == **other
+    }
+}
+
+impl From<Value<'_>> for OwnedValue {
+    fn from(value: Value<'_>) -> Self {
+        match value {
+            Value::Str(s) => OwnedValue::Str(s.to_owned()),
+            Value::Jid(j) => OwnedValue::Jid(j.into()),
+        }
+    }
+}
+
+impl From<&str> for OwnedValue {
+    fn from(s: &str) -> Self {
+        OwnedValue::Str(s.to_owned())
+    }
+}
+
+impl From<String> for OwnedValue {
+    fn from(s: String) -> Self {
+        OwnedValue::Str(s)
+    }
+}
+
+impl From<&String> for OwnedValue {
+    fn from(s: &String) -> Self {
+        OwnedValue::Str(s.clone())
+    }
+}
+
+impl From<OwnedJid> for OwnedValue {
+    fn from(jid: OwnedJid) -> Self {
+        OwnedValue::Jid(jid)
+    }
+}
+
+impl From<Jid<'_>> for OwnedValue {
+    fn from(jid: Jid<'_>) -> Self {
+        OwnedValue::Jid(jid.into())
+    }
+}
+
+/// `"true"` / `"false"`, as WhatsApp's own builder writes them.
+impl From<bool> for OwnedValue {
+    fn from(b: bool) -> Self {
+        OwnedValue::Str(if b { "true" } else { "false" }.to_owned())
+    }
+}
+
+macro_rules! value_from_integer {
+    ($($t:ty),*) => {$(
+        /// The decimal form (which the encoder nibble-packs).
+        impl From<$t> for OwnedValue {
+            fn from(n: $t) -> Self {
+                OwnedValue::Str(n.to_string())
+            }
+        }
+    )*};
+}
+value_from_integer!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl OwnedJid {
+    /// A JID with no device, agent or integrator.
+    pub fn new(user: impl Into<String>, server: Server) -> Self {
+        Self {
+            user: user.into(),
+            server,
+            agent: 0,
+            device: 0,
+            integrator: 0,
+        }
+    }
+
+    /// The same JID with `device` set.
+    pub fn with_device(self, device: u16) -> Self {
+        Self { device, ..self }
+    }
+
+    /// The same JID with `integrator` set (interop JIDs).
+    pub fn with_integrator(self, integrator: u16) -> Self {
+        Self { integrator, ..self }
+    }
+
+    /// This JID as a view (`Copy`, borrows `self`).
+    pub fn as_view(&self) -> Jid<'_> {
+        Jid::new(&self.user, self.server)
+            .with_agent(self.agent)
+            .with_device(self.device)
+            .with_integrator(self.integrator)
+    }
+
+    /// Parse the text form; see [`Jid::parse`].
+    pub fn parse(text: &str) -> Result<OwnedJid, JidParseError> {
+        Jid::parse(text).map(OwnedJid::from)
+    }
+}
+
+impl From<Jid<'_>> for OwnedJid {
+    fn from(jid: Jid<'_>) -> Self {
+        Self {
+            user: jid.user().to_owned(),
+            server: jid.server(),
+            agent: jid.agent(),
+            device: jid.device(),
+            integrator: jid.integrator(),
+        }
+    }
+}
+
+impl std::str::FromStr for OwnedJid {
+    type Err = JidParseError;
+    fn from_str(text: &str) -> Result<Self, JidParseError> {
+        OwnedJid::parse(text)
+    }
+}
+
+impl fmt::Display for OwnedJid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.as_view(), f)
+    }
+}
+
+impl PartialEq<str> for OwnedJid {
+    fn eq(&self, other: &str) -> bool {
+        self.as_view() == *other
+    }
+}
+
+impl PartialEq<&str> for OwnedJid {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_view() == **other
+    }
+}
