@@ -5,7 +5,7 @@ mod json_out;
 use std::ffi::OsString;
 use std::hint::black_box;
 
-use quarry::Arena;
+use quarry::{Arena, DecodeError};
 use quarry_wa::wire::FLAG_COMPRESSED;
 
 use crate::args::{self, Spec};
@@ -75,7 +75,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
         ArenaMode::Fresh
     };
     let bytes = input::read(path)?;
-    let to_failure = |e: &quarry::DecodeError| decode_failure(e, framed, &bytes);
+    let to_failure = |e: &DecodeError| decode_failure(e, framed, &bytes);
 
     if let Some(count) = repeat {
         let input = bytes.as_slice();
@@ -115,11 +115,16 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
 
 /// A decode error of a compressed frame that lies inside the node bytes
 /// counts from the start of the inflated body, not of the file: say so.
-fn decode_failure(error: &quarry::DecodeError, framed: bool, input: &[u8]) -> Failure {
+fn decode_failure(error: &DecodeError, framed: bool, input: &[u8]) -> Failure {
     let compressed = framed && input.first().is_some_and(|f| f & FLAG_COMPRESSED != 0);
-    let in_body = !matches!(
-        error,
-        quarry::DecodeError::Inflate { .. } | quarry::DecodeError::InflatedLimit { .. }
-    );
+    let in_body = match *error {
+        DecodeError::Inflate { .. } | DecodeError::InflatedLimit { .. } => false,
+        // Bytes after the zlib stream run to the end of the file (frame
+        // coordinates); bytes after the root node run to the end of the
+        // inflated body. Only an inflated body exactly as long as the
+        // frame is ambiguous, and it is then labelled as the zlib case.
+        DecodeError::TrailingBytes { offset, count } => offset.saturating_add(count) != input.len(),
+        _ => true,
+    };
     Failure::decode(error, (compressed && in_body).then_some("inflated body"))
 }
