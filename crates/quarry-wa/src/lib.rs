@@ -26,6 +26,7 @@ mod decode;
 mod dictionary;
 mod dictionary_v3;
 mod display;
+mod encode;
 mod frame;
 mod jid;
 mod node;
@@ -36,6 +37,9 @@ pub mod wire;
 pub use attrs::{AttrError, AttrErrors, AttrParser};
 pub use decode::{ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, decode, max_arena_bytes};
 pub use dictionary::{Dictionary, Token};
+pub use encode::{
+    EncodeError, Encoder, MAX_DEPTH, encode, encode_frame, encode_into, encode_view, encode_view_frame,
+};
 pub use frame::decode_frame;
 pub use jid::{Jid, JidParseError, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};

@@ -92,6 +92,19 @@ pub struct OwnedJid {
 /// `OwnedContent::Text("hello")` returns as `Content::Bytes(b"hello")`.
 /// Tokens, packed strings and JIDs come back as `Content::Text`.
 ///
+/// ```
+/// use quarry_wa::{OwnedContent, OwnedNode};
+///
+/// let arena = quarry::Arena::new();
+/// let sent = OwnedNode::new("body").text("hello");
+/// let bytes = quarry_wa::encode(&sent).unwrap();
+/// let back = quarry_wa::decode(&arena, &bytes).unwrap().to_owned();
+/// assert_eq!(back.content, OwnedContent::Bytes(b"hello".to_vec()));
+///
+/// let sent = OwnedNode::new("body").text("12345"); // nibble-packed
+/// let bytes = quarry_wa::encode(&sent).unwrap();
+/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned(), sent);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum OwnedContent {
     /// No content.

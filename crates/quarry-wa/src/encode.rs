@@ -1,0 +1,890 @@
+//! The encoder: one traversal, run twice. The first run counts bytes (and
+//! finds every error), the second writes into a buffer reserved at exactly
+//! that size, so an encode allocates once and never grows its output.
+//!
+//! The traversal is generic over the tree ([`OwnedNode`] or a decoded
+//! [`Node`] view, through [`Tree`]) and over where bytes go ([`Sink`]): the
+//! size plan and the writer are the same code, so they cannot disagree.
+
+use crate::dictionary::{Dictionary, Token};
+use crate::jid::{Jid, Server, decimal_len};
+use crate::node::{ChildIter, Content, Node, Value};
+use crate::owned::{OwnedContent, OwnedNode};
+use crate::packed::{self, Packing};
+use crate::wire::*;
+
+/// Deepest node the encoder writes: the root is depth 0, a node at depth
+/// `MAX_DEPTH` is an error. WhatsApp's decoder (and quarry's, by default)
+/// rejects anything deeper, and the bound keeps the encoder's recursion
+/// shallow.
+pub const MAX_DEPTH: usize = 128;
+
+/// Most items (tag, two per attribute, content) a node's list header can
+/// count.
+const MAX_LIST: usize = u16::MAX as usize;
+
+/// Longest string the encoder considers as a JID (WhatsApp's rule).
+const JID_TEXT_MAX: usize = 48;
+
+/// Why a tree cannot be encoded. Nothing is written when encoding fails.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// A node's tag is the empty string (the wire cannot carry it: an
+    /// empty description is rejected).
+    #[error("empty node tag")]
+    EmptyTag,
+    /// An attribute key is the empty string.
+    #[error("empty attribute key on <{tag}>")]
+    EmptyKey {
+        /// The node's tag.
+        tag: String,
+    },
+    /// More attributes than a list header can count (32767, or 32766 when
+    /// the node also has content).
+    #[error("<{tag}> has {count} attributes, more than the {max} a node can carry")]
+    TooManyAttributes {
+        /// The node's tag.
+        tag: String,
+        /// How many it has.
+        count: usize,
+        /// The most it may have.
+        max: usize,
+    },
+    /// More than 65535 children.
+    #[error("<{tag}> has {count} children, more than 65535")]
+    TooManyChildren {
+        /// The node's tag.
+        tag: String,
+        /// How many it has.
+        count: usize,
+    },
+    /// A string or byte payload longer than `BINARY_32` can carry
+    /// (`u32::MAX` bytes).
+    #[error("a value of {len} bytes is longer than BINARY_32 can carry")]
+    TooLong {
+        /// Its length.
+        len: usize,
+    },
+    /// A structured JID with a field the wire cannot carry for its server.
+    #[error("JID {jid} cannot be encoded: {why}")]
+    Jid {
+        /// The JID, rendered.
+        jid: String,
+        /// What the wire cannot carry.
+        why: &'static str,
+    },
+    /// Nesting deeper than [`MAX_DEPTH`].
+    #[error("node nesting deeper than {limit}")]
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// Encoder settings: the token dictionary.
+///
+/// ```
+/// use quarry_wa::{Dictionary, Encoder, OwnedNode};
+///
+/// let encoder = Encoder { dictionary: Dictionary::v3() };
+/// let bytes = encoder.encode(&OwnedNode::new("message").attr("type", "enc")).unwrap();
+/// assert_eq!(bytes, [0xF8, 3, 19, 4, 29]); // all three strings are tokens
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Encoder {
+    /// The token dictionary (must match the decoder's).
+    pub dictionary: &'static Dictionary,
+}
+
+impl Default for Encoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Encoder {
+    /// The v3 dictionary.
+    pub fn new() -> Self {
+        Self {
+            dictionary: Dictionary::v3(),
+        }
+    }
+
+    /// The exact number of bytes [`encode`](Self::encode) produces for `node`.
+    ///
+    /// ```
+    /// let node = quarry_wa::OwnedNode::new("enc").bytes(vec![0; 300]);
+    /// // LIST_8 2, token, BINARY_20 + 3 length bytes, payload
+    /// assert_eq!(quarry_wa::Encoder::new().encoded_len(&node).unwrap(), 2 + 1 + 4 + 300);
+    /// ```
+    pub fn encoded_len(&self, node: &OwnedNode) -> Result<usize, EncodeError> {
+        self.plan(node)
+    }
+
+    /// Encode `node` to node bytes (no flags byte). The result's capacity
+    /// equals its length: one allocation, no growth.
+    pub fn encode(&self, node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
+        self.encode_exact(node, false)
+    }
+
+    /// Encode `node` as a frame: the flags byte `0x00` (uncompressed), then
+    /// node bytes.
+    pub fn encode_frame(&self, node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
+        self.encode_exact(node, true)
+    }
+
+    /// Append the node bytes of `node` to `out`, growing it at most once.
+    /// On error `out` is left as it was.
+    pub fn encode_into(&self, node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        self.append(node, out)
+    }
+
+    /// Re-encode a decoded view to node bytes. Canonical input (what this
+    /// encoder or WhatsApp's produces) comes back byte for byte; see
+    /// `docs/wa-format.md` for the inputs that do not.
+    pub fn encode_view(&self, node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
+        self.encode_exact(node, false)
+    }
+
+    /// Re-encode a decoded view as a frame (flags byte `0x00` first).
+    pub fn encode_view_frame(&self, node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
+        self.encode_exact(node, true)
+    }
+
+    /// Append the re-encoded view to `out`; on error `out` is unchanged.
+    pub fn encode_view_into(&self, node: Node<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        self.append(node, out)
+    }
+
+    fn plan<'s, T: Tree<'s>>(&self, node: T) -> Result<usize, EncodeError> {
+        let mut count = Count(0);
+        Walk {
+            dict: self.dictionary,
+            out: &mut count,
+        }
+        .node(node, 0)?;
+        Ok(count.0)
+    }
+
+    fn encode_exact<'s, T: Tree<'s>>(&self, node: T, frame: bool) -> Result<Vec<u8>, EncodeError> {
+        let len = self.plan(node)? + usize::from(frame);
+        let mut out = Vec::with_capacity(len);
+        if frame {
+            out.push(0);
+        }
+        self.write(node, &mut out)?;
+        debug_assert_eq!(out.len(), len, "size plan and writer disagree");
+        Ok(out)
+    }
+
+    fn append<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let len = self.plan(node)?;
+        out.reserve_exact(len);
+        let start = out.len();
+        self.write(node, out)?;
+        debug_assert_eq!(out.len() - start, len, "size plan and writer disagree");
+        Ok(())
+    }
+
+    fn write<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        Walk {
+            dict: self.dictionary,
+            out,
+        }
+        .node(node, 0)
+    }
+}
+
+/// Encode `node` to node bytes (no flags byte) with the v3 dictionary.
+///
+/// ```
+/// use quarry_wa::{Jid, OwnedNode, Server};
+///
+/// let node = OwnedNode::new("iq")
+///     .attr("id", "1")
+///     .jid_attr("to", Jid::new("", Server::Pn))
+///     .children([OwnedNode::new("ping")]);
+/// let bytes = quarry_wa::encode(&node).unwrap();
+/// assert_eq!(bytes.capacity(), bytes.len());
+///
+/// let arena = quarry::Arena::new();
+/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned(), node);
+/// ```
+pub fn encode(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
+    Encoder::new().encode(node)
+}
+
+/// Encode `node` as a frame: flags byte `0x00`, then node bytes.
+///
+/// ```
+/// let node = quarry_wa::OwnedNode::new("message");
+/// assert_eq!(quarry_wa::encode_frame(&node).unwrap(), [0x00, 0xF8, 1, 19]);
+/// ```
+pub fn encode_frame(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
+    Encoder::new().encode_frame(node)
+}
+
+/// Append the node bytes of `node` to `out` (reserving exactly what is
+/// needed); on error `out` is unchanged.
+///
+/// ```
+/// let mut out = vec![0x00]; // a flags byte of our own
+/// quarry_wa::encode_into(&quarry_wa::OwnedNode::new("message"), &mut out).unwrap();
+/// assert_eq!(out, [0x00, 0xF8, 1, 19]);
+/// assert!(quarry_wa::encode_into(&quarry_wa::OwnedNode::new(""), &mut out).is_err());
+/// assert_eq!(out.len(), 4);
+/// ```
+pub fn encode_into(node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    Encoder::new().encode_into(node, out)
+}
+
+/// Re-encode a decoded view to node bytes with the v3 dictionary.
+///
+/// ```
+/// let arena = quarry::Arena::new();
+/// // <message type="enc"><enc/></message>
+/// let bytes = [0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 29];
+/// let node = quarry_wa::decode(&arena, &bytes).unwrap();
+/// assert_eq!(quarry_wa::encode_view(node).unwrap(), bytes);
+/// ```
+pub fn encode_view(node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
+    Encoder::new().encode_view(node)
+}
+
+/// Re-encode a decoded view as a frame (flags byte `0x00` first).
+///
+/// ```
+/// let arena = quarry::Arena::new();
+/// let frame = [0x00, 0xF8, 1, 19];
+/// let node = quarry_wa::decode_frame(&arena, &frame).unwrap();
+/// assert_eq!(quarry_wa::encode_view_frame(node).unwrap(), frame);
+/// ```
+pub fn encode_view_frame(node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
+    Encoder::new().encode_view_frame(node)
+}
+
+/// What the traversal needs from a tree: an owned node or a decoded view.
+pub(crate) trait Tree<'s>: Copy {
+    type Kids: ExactSizeIterator<Item = Self>;
+    fn tag(self) -> &'s str;
+    fn attr_count(self) -> usize;
+    fn attr_at(self, i: usize) -> Option<(&'s str, Value<'s>)>;
+    fn body(self) -> Body<'s, Self::Kids>;
+}
+
+/// A node's content, as the traversal sees it.
+pub(crate) enum Body<'s, K> {
+    None,
+    Text(&'s str),
+    Bytes(&'s [u8]),
+    Nodes(K),
+}
+
+impl<'s> Tree<'s> for &'s OwnedNode {
+    type Kids = std::slice::Iter<'s, OwnedNode>;
+    fn tag(self) -> &'s str {
+        &self.tag
+    }
+    fn attr_count(self) -> usize {
+        self.attrs.len()
+    }
+    fn attr_at(self, i: usize) -> Option<(&'s str, Value<'s>)> {
+        self.attrs.get(i).map(|(k, v)| (k.as_str(), v.as_view()))
+    }
+    fn body(self) -> Body<'s, Self::Kids> {
+        match &self.content {
+            OwnedContent::None => Body::None,
+            OwnedContent::Text(s) => Body::Text(s),
+            OwnedContent::Bytes(b) => Body::Bytes(b),
+            OwnedContent::Nodes(nodes) => Body::Nodes(nodes.iter()),
+        }
+    }
+}
+
+impl<'s> Tree<'s> for Node<'s> {
+    type Kids = ChildIter<'s>;
+    fn tag(self) -> &'s str {
+        Node::tag(self)
+    }
+    fn attr_count(self) -> usize {
+        self.attrs().len()
+    }
+    fn attr_at(self, i: usize) -> Option<(&'s str, Value<'s>)> {
+        self.attrs().get_index(i)
+    }
+    fn body(self) -> Body<'s, Self::Kids> {
+        match self.content() {
+            Content::None => Body::None,
+            Content::Text(s) => Body::Text(s),
+            Content::Bytes(b) => Body::Bytes(b),
+            Content::Nodes(children) => Body::Nodes(children.iter()),
+        }
+    }
+}
+
+/// Where encoded bytes go: counted (the size plan) or written.
+pub(crate) trait Sink {
+    fn byte(&mut self, b: u8);
+    fn slice(&mut self, s: &[u8]);
+    fn packed(&mut self, packing: Packing, text: &str);
+}
+
+struct Count(usize);
+
+impl Sink for Count {
+    #[inline]
+    fn byte(&mut self, _: u8) {
+        self.0 += 1;
+    }
+    #[inline]
+    fn slice(&mut self, s: &[u8]) {
+        self.0 += s.len();
+    }
+    #[inline]
+    fn packed(&mut self, _: Packing, text: &str) {
+        self.0 += 1 + text.len().div_ceil(2);
+    }
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.push(b);
+    }
+    #[inline]
+    fn slice(&mut self, s: &[u8]) {
+        self.extend_from_slice(s);
+    }
+    #[inline]
+    fn packed(&mut self, packing: Packing, text: &str) {
+        packed::pack_into(packing, text, self);
+    }
+}
+
+/// Where a string goes; decides what an empty string and '@' mean.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// A tag or key (never empty: checked by the caller), an attribute
+    /// value, or content.
+    General,
+    /// The user or server of a JID: never written as a JID itself (the
+    /// decoder rejects a JID nested in a JID).
+    InJid,
+}
+
+/// How a JID travels.
+#[derive(Clone, Copy)]
+enum JidForm {
+    Pair,
+    Ad { domain: u8, device: u8 },
+    Interop,
+    Fb,
+}
+
+/// The wire form of `jid`, or what the wire cannot carry. Every form
+/// chosen here decodes back to the same JID.
+fn jid_form(jid: &Jid<'_>) -> Result<JidForm, &'static str> {
+    if jid.agent() != 0 {
+        return Err("the binary format has no agent field");
+    }
+    let (device, integrator) = (jid.device(), jid.integrator());
+    let form = match jid.server() {
+        // WhatsApp writes INTEROP_JID only for a non-zero integrator; a
+        // device alone would be dropped by a JID_PAIR, so it goes here too.
+        Server::Interop if integrator != 0 || device != 0 => JidForm::Interop,
+        Server::Messenger if device != 0 => JidForm::Fb,
+        server if device != 0 && server.is_ad_capable() => JidForm::Ad {
+            domain: match server {
+                Server::Pn => 0,
+                Server::Lid => 1,
+                Server::Hosted => 128,
+                _ => 129,
+            },
+            device: u8::try_from(device).map_err(|_| "device does not fit AD_JID's byte")?,
+        },
+        _ if device != 0 => return Err("this server's JIDs carry no device"),
+        _ if integrator != 0 => return Err("only interop JIDs carry an integrator"),
+        _ => JidForm::Pair,
+    };
+    if jid.user().is_empty() && !matches!(form, JidForm::Pair) {
+        return Err("a device-qualified JID needs a user");
+    }
+    Ok(form)
+}
+
+/// `text` as a JID, if it is exactly one's rendering and a JID encoding
+/// decodes back to the same text. An agent (`.N` on servers other than
+/// `s.whatsapp.net` and `lid`) has no field on the wire, so it stays part
+/// of the user, which renders the same.
+fn text_jid(text: &str) -> Option<(Jid<'_>, JidForm)> {
+    // `Jid::parse` allocates its error; rule out the common failures
+    // (an unknown server, a non-numeric device) without it.
+    let (user, server) = text.rsplit_once('@')?;
+    Server::from_name(server)?;
+    if let Some((_, device)) = user.rsplit_once(':') {
+        device.parse::<u16>().ok()?;
+    }
+    let parsed = Jid::parse(text).ok()?;
+    if parsed != *text {
+        return None;
+    }
+    let mut jid = parsed;
+    if parsed.agent() != 0 {
+        let user_len = parsed.user().len() + 1 + decimal_len(u32::from(parsed.agent()));
+        jid = Jid::new(text.get(..user_len)?, parsed.server()).with_device(parsed.device());
+    }
+    let form = jid_form(&jid).ok()?;
+    Some((jid, form))
+}
+
+/// How a string is written.
+enum Class<'t> {
+    Empty,
+    Token(Token),
+    Packed(Packing),
+    Jid(Jid<'t>, JidForm),
+    Raw,
+}
+
+/// One run of the traversal, writing into (or counting for) `out`.
+struct Walk<'d, 'o, S: Sink> {
+    dict: &'d Dictionary,
+    out: &'o mut S,
+}
+
+impl<S: Sink> Walk<'_, '_, S> {
+    fn node<'s, T: Tree<'s>>(&mut self, node: T, depth: usize) -> Result<(), EncodeError> {
+        if depth >= MAX_DEPTH {
+            return Err(EncodeError::TooDeep { limit: MAX_DEPTH });
+        }
+        let tag = node.tag();
+        if tag.is_empty() {
+            return Err(EncodeError::EmptyTag);
+        }
+        let body = node.body();
+        let has_content = !matches!(body, Body::None);
+        let attr_count = node.attr_count();
+        let max_attrs = (MAX_LIST - 1 - usize::from(has_content)) / 2;
+        if attr_count > max_attrs {
+            return Err(EncodeError::TooManyAttributes {
+                tag: tag.to_owned(),
+                count: attr_count,
+                max: max_attrs,
+            });
+        }
+        self.list_header(1 + 2 * attr_count + usize::from(has_content));
+        self.string(tag, Slot::General)?;
+        for i in 0..attr_count {
+            let Some((key, value)) = node.attr_at(i) else {
+                break;
+            };
+            if key.is_empty() {
+                return Err(EncodeError::EmptyKey {
+                    tag: tag.to_owned(),
+                });
+            }
+            self.string(key, Slot::General)?;
+            match value {
+                Value::Str(text) => self.string(text, Slot::General)?,
+                Value::Jid(jid) => {
+                    let form = jid_form(&jid).map_err(|why| EncodeError::Jid {
+                        jid: jid.to_string(),
+                        why,
+                    })?;
+                    self.jid(&jid, form)?;
+                }
+            }
+        }
+        match body {
+            Body::None => {}
+            Body::Text(text) => self.string(text, Slot::General)?,
+            Body::Bytes(bytes) => self.raw(bytes)?,
+            Body::Nodes(kids) => {
+                let count = kids.len();
+                if count > MAX_LIST {
+                    return Err(EncodeError::TooManyChildren {
+                        tag: tag.to_owned(),
+                        count,
+                    });
+                }
+                // Also for an empty list: LIST_8 00 decodes as an empty
+                // child list, while LIST_EMPTY would decode as no content.
+                self.list_header(count);
+                for kid in kids {
+                    self.node(kid, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// LIST_8 or LIST_16; `len` is at most 65535 (checked by the caller).
+    fn list_header(&mut self, len: usize) {
+        if let Ok(len) = u8::try_from(len) {
+            self.out.byte(LIST_8);
+            self.out.byte(len);
+        } else {
+            self.out.byte(LIST_16);
+            self.out.slice(&(len as u16).to_be_bytes());
+        }
+    }
+
+    /// WhatsApp's classification order: empty, too long to be anything but
+    /// raw, token, nibble-packable, hex-packable, JID, raw.
+    fn classify<'t>(&self, text: &'t str, slot: Slot) -> Class<'t> {
+        if text.is_empty() {
+            return Class::Empty;
+        }
+        if text.len() > PACKED_MAX {
+            return Class::Raw;
+        }
+        if let Some(token) = self.dict.lookup(text) {
+            return Class::Token(token);
+        }
+        if let Some(packing) = packed::packing_of(text) {
+            return Class::Packed(packing);
+        }
+        if slot == Slot::General
+            && text.len() <= JID_TEXT_MAX
+            && text.contains('@')
+            && let Some((jid, form)) = text_jid(text)
+        {
+            return Class::Jid(jid, form);
+        }
+        Class::Raw
+    }
+
+    fn string(&mut self, text: &str, slot: Slot) -> Result<(), EncodeError> {
+        match self.classify(text, slot) {
+            Class::Empty => {
+                self.out.byte(BINARY_8);
+                self.out.byte(0);
+            }
+            Class::Token(Token::Single(b)) => self.out.byte(b),
+            Class::Token(Token::Double(dict, index)) => {
+                self.out.byte(DICTIONARY_0 + dict);
+                self.out.byte(index);
+            }
+            Class::Packed(packing) => {
+                self.out.byte(match packing {
+                    Packing::Nibble => NIBBLE_8,
+                    Packing::Hex => HEX_8,
+                });
+                self.out.packed(packing, text);
+            }
+            Class::Jid(jid, form) => self.jid(&jid, form)?,
+            Class::Raw => self.raw(text.as_bytes())?,
+        }
+        Ok(())
+    }
+
+    fn raw(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
+        let len = bytes.len();
+        if let Ok(short) = u8::try_from(len) {
+            self.out.byte(BINARY_8);
+            self.out.byte(short);
+        } else if len < 1 << 20 {
+            self.out.byte(BINARY_20);
+            self.out.slice(&(len as u32).to_be_bytes()[1..]);
+        } else {
+            let long = u32::try_from(len).map_err(|_| EncodeError::TooLong { len })?;
+            self.out.byte(BINARY_32);
+            self.out.slice(&long.to_be_bytes());
+        }
+        self.out.slice(bytes);
+        Ok(())
+    }
+
+    fn jid(&mut self, jid: &Jid<'_>, form: JidForm) -> Result<(), EncodeError> {
+        match form {
+            JidForm::Pair => {
+                self.out.byte(JID_PAIR);
+                if jid.user().is_empty() {
+                    self.out.byte(LIST_EMPTY);
+                } else {
+                    self.string(jid.user(), Slot::InJid)?;
+                }
+                self.string(jid.server().as_str(), Slot::InJid)?;
+            }
+            JidForm::Ad { domain, device } => {
+                self.out.byte(AD_JID);
+                self.out.byte(domain);
+                self.out.byte(device);
+                self.string(jid.user(), Slot::InJid)?;
+            }
+            JidForm::Interop => {
+                // WhatsApp's own writer stops after the integrator (its
+                // outbound form); the inbound form, which every decoder
+                // reads, ends with the server. We write the inbound form so
+                // our output decodes.
+                self.out.byte(INTEROP_JID);
+                self.string(jid.user(), Slot::InJid)?;
+                self.out.slice(&jid.device().to_be_bytes());
+                self.out.slice(&jid.integrator().to_be_bytes());
+                self.string(Server::Interop.as_str(), Slot::InJid)?;
+            }
+            JidForm::Fb => {
+                self.out.byte(FB_JID);
+                self.string(jid.user(), Slot::InJid)?;
+                self.out.slice(&jid.device().to_be_bytes());
+                self.string(Server::Messenger.as_str(), Slot::InJid)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Hand-computed vectors from the format spec; token codes come from
+    //! the dictionary, never from the encoder.
+
+    use super::*;
+    use crate::owned::{OwnedJid, OwnedNode};
+
+    fn t(text: &str) -> Vec<u8> {
+        match Dictionary::v3().lookup(text) {
+            Some(Token::Single(b)) => vec![b],
+            Some(Token::Double(d, i)) => vec![DICTIONARY_0 + d, i],
+            None => panic!("{text} is not a token"),
+        }
+    }
+
+    fn raw(text: &[u8]) -> Vec<u8> {
+        assert!(text.len() < 256);
+        [&[BINARY_8, text.len() as u8][..], text].concat()
+    }
+
+    fn token_or_raw(text: &str) -> Vec<u8> {
+        match Dictionary::v3().lookup(text) {
+            Some(_) => t(text),
+            None => raw(text.as_bytes()),
+        }
+    }
+
+    fn enc(node: &OwnedNode) -> Vec<u8> {
+        encode(node).unwrap()
+    }
+
+    #[test]
+    fn tokens_and_empty_attribute_value() {
+        let node = OwnedNode::new("iq").attr("type", "get").attr("id", "");
+        let want = [
+            &[LIST_8, 5][..],
+            &t("iq"),
+            &t("type"),
+            &t("get"),
+            &t("id"),
+            &[BINARY_8, 0],
+        ]
+        .concat();
+        assert_eq!(enc(&node), want);
+    }
+
+    #[test]
+    fn packed_strings_pad_odd_lengths_with_f() {
+        let node = OwnedNode::new("iq")
+            .attr("id", "123")
+            .attr("t", "12-.")
+            .attr("to", "3EB0")
+            .attr("from", "ABC");
+        let want = [
+            &[LIST_8, 9][..],
+            &t("iq"),
+            &t("id"),
+            &[NIBBLE_8, 0x82, 0x12, 0x3F],
+            &t("t"),
+            &[NIBBLE_8, 0x02, 0x12, 0xAB],
+            &t("to"),
+            &[HEX_8, 0x02, 0x3E, 0xB0],
+            &t("from"),
+            &[HEX_8, 0x82, 0xAB, 0xCF],
+        ]
+        .concat();
+        assert_eq!(enc(&node), want);
+    }
+
+    #[test]
+    fn jid_text_becomes_a_jid_pair_and_other_at_text_stays_raw() {
+        let node = OwnedNode::new("iq")
+            .attr("to", "123@s.whatsapp.net")
+            .attr("from", "foo@example.com")
+            .attr("jid", "5511999990000:0@s.whatsapp.net");
+        let want = [
+            &[LIST_8, 7][..],
+            &t("iq"),
+            &t("to"),
+            &[JID_PAIR, NIBBLE_8, 0x82, 0x12, 0x3F],
+            &t("s.whatsapp.net"),
+            &t("from"),
+            &raw(b"foo@example.com"),
+            &t("jid"),
+            &raw(b"5511999990000:0@s.whatsapp.net"),
+        ]
+        .concat();
+        assert_eq!(enc(&node), want);
+    }
+
+    #[test]
+    fn structured_jids_pick_their_wire_form() {
+        let ad = OwnedJid::new("123", Server::Lid).with_device(5);
+        let interop = OwnedJid::new("123", Server::Interop)
+            .with_device(1)
+            .with_integrator(2);
+        let fb = OwnedJid::new("123", Server::Messenger).with_device(3);
+        let pair = OwnedJid::new("", Server::Group);
+        let node = OwnedNode::new("iq")
+            .attr("to", ad)
+            .attr("from", interop)
+            .attr("jid", fb)
+            .attr("participant", pair);
+        let user = [NIBBLE_8, 0x82, 0x12, 0x3F];
+        let want = [
+            &[LIST_8, 9][..],
+            &t("iq"),
+            &t("to"),
+            &[AD_JID, 1, 5],
+            &user,
+            &t("from"),
+            &[INTEROP_JID],
+            &user,
+            &[0, 1, 0, 2],
+            &token_or_raw("interop"),
+            &t("jid"),
+            &[FB_JID],
+            &user,
+            &[0, 3],
+            &t("msgr"),
+            &t("participant"),
+            &[JID_PAIR, LIST_EMPTY],
+            &t("g.us"),
+        ]
+        .concat();
+        assert_eq!(enc(&node), want);
+    }
+
+    #[test]
+    fn agent_text_stays_in_the_user() {
+        // "abc.1@bot": Jid::parse reads agent 1; the wire has no agent, so
+        // the user is written as "abc.1", which renders the same.
+        let node = OwnedNode::new("iq").attr("to", "abc.1@bot");
+        let want = [
+            &[LIST_8, 3][..],
+            &t("iq"),
+            &t("to"),
+            &[JID_PAIR],
+            &raw(b"abc.1"),
+            &token_or_raw("bot"),
+        ]
+        .concat();
+        assert_eq!(enc(&node), want);
+    }
+
+    #[test]
+    fn content_kinds() {
+        let empty_list = OwnedNode::new("message").children([]);
+        assert_eq!(
+            enc(&empty_list),
+            [&[LIST_8, 2][..], &t("message"), &[LIST_8, 0]].concat()
+        );
+        let text = OwnedNode::new("message").text("hello");
+        assert_eq!(
+            enc(&text),
+            [&[LIST_8, 2][..], &t("message"), &raw(b"hello")].concat()
+        );
+        let long_digits = "1".repeat(128);
+        let text = OwnedNode::new("message").text(long_digits.clone());
+        assert_eq!(
+            enc(&text),
+            [
+                &[LIST_8, 2][..],
+                &t("message"),
+                &[BINARY_8, 128],
+                long_digits.as_bytes()
+            ]
+            .concat()
+        );
+        let b20 = OwnedNode::new("message").bytes(vec![7; 300]);
+        assert_eq!(
+            enc(&b20),
+            [
+                &[LIST_8, 2][..],
+                &t("message"),
+                &[BINARY_20, 0, 1, 0x2C],
+                &[7; 300]
+            ]
+            .concat()
+        );
+        let b32 = OwnedNode::new("message").bytes(vec![7; 1 << 20]);
+        let out = enc(&b32);
+        assert_eq!(
+            out[..8],
+            [&[LIST_8, 2][..], &t("message"), &[BINARY_32, 0, 0x10, 0, 0]].concat()[..]
+        );
+        assert_eq!(out.len(), 8 + (1 << 20));
+    }
+
+    #[test]
+    fn list_16_headers() {
+        let mut node = OwnedNode::new("iq");
+        for i in 0..128 {
+            node.attrs.push((format!("k{i}"), "v".into()));
+        }
+        let out = enc(&node);
+        assert_eq!(out[..3], [LIST_16, 0x01, 0x01]); // 1 + 2 * 128 = 257
+        let node = OwnedNode::new("iq").children(vec![OwnedNode::new("iq"); 300]);
+        let out = enc(&node);
+        let at = 2 + t("iq").len();
+        assert_eq!(out[at..at + 3], [LIST_16, 0x01, 0x2C]);
+    }
+
+    #[test]
+    fn errors() {
+        let err = |node: &OwnedNode| encode(node).unwrap_err();
+        assert_eq!(err(&OwnedNode::new("")), EncodeError::EmptyTag);
+        assert!(matches!(
+            err(&OwnedNode::new("iq").attr("", "x")),
+            EncodeError::EmptyKey { .. }
+        ));
+        let mut many = OwnedNode::new("iq").text("x");
+        many.attrs = vec![("k".into(), "v".into()); 32767];
+        assert!(matches!(
+            err(&many),
+            EncodeError::TooManyAttributes { max: 32766, .. }
+        ));
+        many.content = OwnedContent::None;
+        assert!(encode(&many).is_ok());
+        many.attrs.push(("k".into(), "v".into()));
+        assert!(matches!(
+            err(&many),
+            EncodeError::TooManyAttributes { max: 32767, .. }
+        ));
+        let wide = OwnedNode::new("iq").children(vec![OwnedNode::new("a"); 65536]);
+        assert!(matches!(
+            err(&wide),
+            EncodeError::TooManyChildren { count: 65536, .. }
+        ));
+        let jid_err = |jid: OwnedJid| err(&OwnedNode::new("iq").attr("to", jid));
+        let mut agent = OwnedJid::new("abc", Server::Bot);
+        agent.agent = 1;
+        for jid in [
+            agent,
+            OwnedJid::new("abc", Server::Group).with_device(1),
+            OwnedJid::new("abc", Server::Pn).with_device(256),
+            OwnedJid::new("", Server::Pn).with_device(1),
+            OwnedJid::new("abc", Server::Pn).with_integrator(1),
+        ] {
+            assert!(matches!(jid_err(jid), EncodeError::Jid { .. }));
+        }
+        let mut deep = OwnedNode::new("a");
+        for _ in 0..MAX_DEPTH {
+            deep = OwnedNode::new("a").children([deep]);
+        }
+        assert_eq!(err(&deep), EncodeError::TooDeep { limit: MAX_DEPTH });
+        let OwnedContent::Nodes(kids) = deep.content else {
+            unreachable!()
+        };
+        assert!(encode(&kids[0]).is_ok());
+    }
+}
