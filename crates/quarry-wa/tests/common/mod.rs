@@ -158,6 +158,9 @@ fn many_children() -> PeerNode {
         .build()
 }
 
+/// A fixture's name and the function that builds its tree.
+type Shape = (&'static str, fn() -> PeerNode);
+
 /// Marshal a peer tree with the peer's encoder.
 pub fn peer_marshal(node: &PeerNode) -> Vec<u8> {
     marshal(node).expect("the peer encodes its own benchmark shapes")
@@ -165,7 +168,7 @@ pub fn peer_marshal(node: &PeerNode) -> Vec<u8> {
 
 /// The seven benchmark shapes, marshalled by the peer.
 pub fn fixtures() -> Vec<Fixture> {
-    let shapes: [(&'static str, fn() -> PeerNode); 7] = [
+    let shapes: [Shape; 7] = [
         ("fanout", fanout),
         ("large", large),
         ("ack", ack),
