@@ -1,5 +1,6 @@
 //! `quarry wa …`: the WhatsApp binary node format.
 
+mod json_in;
 mod json_out;
 
 use std::ffi::OsString;
@@ -39,11 +40,18 @@ const DECODE: Spec = Spec {
     usage: USAGE,
 };
 
+const ENCODE: Spec = Spec {
+    flags: &["--framed", "--json"],
+    options: &[],
+    usage: USAGE,
+};
+
 /// Run `quarry wa <args>`.
 pub fn run(mut args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     let command = args.next();
     match command.as_ref().and_then(|c| c.to_str()) {
         Some("decode") => decode(args),
+        Some("encode") => encode(args),
         Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
         Some(other) => Err(Failure::usage(
             format!("unknown wa command {other:?}"),
@@ -111,6 +119,28 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     }
     text.push('\n');
     output::write(text.as_bytes())
+}
+
+fn encode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    let parsed = args::parse(args, &ENCODE)?;
+    if parsed.help {
+        return output::write(USAGE.as_bytes());
+    }
+    if !parsed.flag("--json") {
+        return Err(Failure::usage(
+            "encode reads JSON: --json is required",
+            USAGE,
+        ));
+    }
+    let path = parsed.one_positional("FILE (or - for stdin)", &ENCODE)?;
+    let node = json_in::parse(&input::read(path)?)?;
+    let bytes = if parsed.flag("--framed") {
+        quarry_wa::encode_frame(&node)
+    } else {
+        quarry_wa::encode(&node)
+    }
+    .map_err(|e| Failure::Invalid(format!("cannot encode: {e}")))?;
+    output::write(&bytes)
 }
 
 /// A decode error of a compressed frame that lies inside the node bytes
