@@ -293,3 +293,90 @@ pub fn mutate_n(rng: &mut Rng, input: &[u8], edits: usize) -> Vec<u8> {
     }
     out
 }
+
+/// Bits of a DEFLATE stream, least significant bit first (RFC 1951 3.1.1).
+struct BitWriter {
+    out: Vec<u8>,
+    acc: u64,
+    bits: u32,
+}
+
+impl BitWriter {
+    fn put(&mut self, value: u32, len: u32) {
+        self.acc |= u64::from(value) << self.bits;
+        self.bits += len;
+        while self.bits >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.bits -= 8;
+        }
+    }
+
+    /// A Huffman code: written most significant bit first.
+    fn code(&mut self, code: u32, len: u32) {
+        let reversed = code.reverse_bits() >> (32 - len);
+        self.put(reversed, len);
+    }
+
+    /// A literal byte in the fixed Huffman code.
+    fn literal(&mut self, byte: u8) {
+        match byte {
+            0..=143 => self.code(0x30 + u32::from(byte), 8),
+            _ => self.code(0x190 + u32::from(byte - 144), 9),
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.bits > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+fn adler32(chunks: &[(&[u8], usize)]) -> u32 {
+    // (bytes, repeat count of a trailing zero run)
+    let (mut a, mut b) = (1u64, 0u64);
+    for &(bytes, zeros) in chunks {
+        for &x in bytes {
+            a = (a + u64::from(x)) % 65521;
+            b = (b + a) % 65521;
+        }
+        // Each zero adds nothing to `a` and `a` to `b`.
+        b = (b + a * (zeros as u64 % 65521)) % 65521;
+    }
+    ((b << 16) | a) as u32
+}
+
+/// A zlib stream (one fixed-Huffman block) whose inflated form is `prefix`
+/// followed by `zeros` zero bytes. Built directly, without running a
+/// compressor, so 100 MiB of zeros costs about 660 KB and a few milliseconds:
+/// each run of 258 zeros is one 13-bit back-reference at distance 1.
+pub fn zlib_prefix_then_zeros(prefix: &[u8], zeros: usize) -> Vec<u8> {
+    let mut w = BitWriter {
+        out: vec![0x78, 0x01],
+        acc: 0,
+        bits: 0,
+    };
+    w.put(1, 1); // BFINAL
+    w.put(1, 2); // BTYPE = fixed Huffman
+    for &b in prefix {
+        w.literal(b);
+    }
+    if zeros > 0 {
+        w.literal(0);
+        let mut left = zeros - 1;
+        while left >= 258 {
+            w.code(0xC5, 8); // length symbol 285 = 258, no extra bits
+            w.code(0, 5); // distance symbol 0 = 1, no extra bits
+            left -= 258;
+        }
+        for _ in 0..left {
+            w.literal(0);
+        }
+    }
+    w.code(0, 7); // end of block (symbol 256)
+    let mut out = w.finish();
+    out.extend_from_slice(&adler32(&[(prefix, zeros)]).to_be_bytes());
+    out
+}
