@@ -1,0 +1,1241 @@
+//! The decoder: one non-generic loop driven by [`MessageTable`]s.
+//!
+//! Each message is read in two passes over its own bytes (not its
+//! children's): a counting pass that finds which fields are present and how
+//! many values each repeated field has, then a filling pass that writes
+//! every value into slots allocated at their exact size. Children are
+//! entered through an explicit stack, never by recursion, so depth is
+//! bounded by [`DecodeOptions::max_depth`] and nothing else.
+
+use quarry::bumpalo::collections::Vec as ArenaVec;
+use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+
+use crate::record::{Record, Slot, UNKNOWN, Val};
+use crate::table::{FieldTable, Kind, MessageRef, MessageTable, Schema};
+use crate::wire::{
+    EGROUP, I32, I64, LEN, SGROUP, VARINT, read_fixed, read_len, read_tag, read_varint,
+    skip_varint, zigzag_decode,
+};
+
+/// The limits protobuf decoders use by default: those of
+/// [`DecodeOptions::DEFAULT`] with a nesting limit of 100, protobuf's own.
+pub const DEFAULT_OPTIONS: DecodeOptions = DecodeOptions {
+    max_depth: 100,
+    ..DecodeOptions::DEFAULT
+};
+
+/// Arena bytes one decode writes, at most, per input byte (see
+/// [`max_arena_bytes`]).
+///
+/// Every record the decoder writes is charged to at least two input bytes
+/// of its own: a present field (a tag and at least one value byte) is a
+/// 32-byte slot, an element of a repeated field is 8 (scalar) or 16 (string,
+/// bytes, message) bytes for at least one byte, an unknown field is a slot
+/// for at least two bytes, and an empty message is no record at all.
+/// Strings and bytes borrow from the input and cost nothing.
+pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 16;
+
+/// Arena bytes one decode may write on top of
+/// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the spill of the frame
+/// stack past [`INLINE_FRAMES`] levels of nesting (two frames per level at
+/// most, for the doubling of the spill) is charged separately and counted
+/// here per level of `max_depth`; so is the counting scratch of messages
+/// with more than [`INLINE_SCRATCH`] fields.
+pub const ARENA_BYTES_CONST: usize = 256;
+
+/// Levels of nesting the decoder keeps on the native stack; deeper frames
+/// go to the arena.
+pub const INLINE_FRAMES: usize = 16;
+
+/// Fields a message may declare and still be counted in a scratch buffer on
+/// the native stack; wider messages borrow scratch from the arena.
+pub const INLINE_SCRATCH: usize = 256;
+
+/// The arena bytes one decode of `input_len` bytes writes at most, for
+/// nesting within [`INLINE_FRAMES`] and messages of at most
+/// [`INLINE_SCRATCH`] fields. Deeper or wider messages add at most
+/// `2 * size_of(frame) * (max_depth - INLINE_FRAMES)` and `12` bytes per
+/// field of the widest message.
+///
+/// ```
+/// assert_eq!(quarry_proto::max_arena_bytes(100), 16 * 100 + 256);
+/// ```
+pub const fn max_arena_bytes(input_len: usize) -> usize {
+    input_len
+        .saturating_mul(ARENA_BYTES_PER_INPUT_BYTE)
+        .saturating_add(ARENA_BYTES_CONST)
+}
+
+/// How much of the arena a decode reserves before it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reserve {
+    /// [`estimate_arena_bytes`]: enough for the messages of real schemas
+    /// (one allocation into a fresh arena); a denser input costs one more
+    /// chunk or a few.
+    #[default]
+    Estimate,
+    /// [`max_arena_bytes`]: exactly one allocation for any input that fits
+    /// the limits (within [`INLINE_FRAMES`] and [`INLINE_SCRATCH`]), at the
+    /// price of holding more memory.
+    WorstCase,
+    /// Reserve nothing (the caller sized the arena).
+    None,
+}
+
+/// Arena bytes reserved by [`Reserve::Estimate`] per input byte.
+pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 8;
+/// Arena bytes reserved by [`Reserve::Estimate`] on top.
+pub const ESTIMATE_BYTES_CONST: usize = 128;
+
+/// The arena bytes [`Reserve::Estimate`] reserves for `input_len` bytes.
+///
+/// ```
+/// assert_eq!(quarry_proto::estimate_arena_bytes(100), 8 * 100 + 128);
+/// ```
+pub const fn estimate_arena_bytes(input_len: usize) -> usize {
+    input_len
+        .saturating_mul(ESTIMATE_BYTES_PER_INPUT_BYTE)
+        .saturating_add(ESTIMATE_BYTES_CONST)
+}
+
+/// Decoder settings: limits and the arena reservation policy.
+///
+/// ```
+/// use quarry::DecodeOptions;
+/// use quarry_proto::{Decoder, Reserve};
+///
+/// let decoder = Decoder {
+///     options: DecodeOptions { max_depth: 16, ..quarry_proto::DEFAULT_OPTIONS },
+///     reserve: Reserve::WorstCase,
+/// };
+/// assert_eq!(decoder.options.max_depth, 16);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoder {
+    /// Limits. `max_items` counts present fields, repeated elements and
+    /// unknown fields; `max_depth` counts nested messages and groups below
+    /// the root.
+    pub options: DecodeOptions,
+    /// How much arena to reserve up front.
+    pub reserve: Reserve,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Decoder {
+    /// [`DEFAULT_OPTIONS`] and [`Reserve::Estimate`].
+    pub const fn new() -> Self {
+        Self {
+            options: DEFAULT_OPTIONS,
+            reserve: Reserve::Estimate,
+        }
+    }
+
+    /// Decode `input` as one message of type `message` into `arena`.
+    pub fn decode<'a>(
+        &self,
+        message: MessageRef,
+        arena: &'a Arena,
+        input: &'a [u8],
+    ) -> Result<Record<'a>, DecodeError> {
+        let alloc = BoundedAlloc::new(arena, &self.options);
+        let want = match self.reserve {
+            Reserve::Estimate => estimate_arena_bytes(input.len()),
+            Reserve::WorstCase => max_arena_bytes(input.len()),
+            Reserve::None => 0,
+        };
+        if want > 0 {
+            arena.reserve(want.min(self.options.max_arena_bytes));
+        }
+        decode_with(message, &alloc, input, &self.options)
+    }
+}
+
+/// Decode `input` as one message of type `message` with
+/// [`DEFAULT_OPTIONS`], reserving [`estimate_arena_bytes`] first. This is
+/// what generated `decode` functions call.
+#[inline(never)]
+pub fn decode<'a>(
+    message: MessageRef,
+    arena: &'a Arena,
+    input: &'a [u8],
+) -> Result<Record<'a>, DecodeError> {
+    Decoder::new().decode(message, arena, input)
+}
+
+/// Decode with an allocator and options of the caller's (no reservation).
+pub fn decode_with<'a>(
+    message: MessageRef,
+    alloc: &BoundedAlloc<'a>,
+    input: &'a [u8],
+    options: &DecodeOptions,
+) -> Result<Record<'a>, DecodeError> {
+    let mut d = Dec {
+        buf: input,
+        schema: message.schema,
+        alloc,
+        items: 0,
+        max_items: options.max_items,
+        max_depth: options.max_depth,
+        spill: None,
+    };
+    let mut scratch = [Entry::EMPTY; INLINE_SCRATCH];
+    d.run(message.index, &mut scratch)
+}
+
+/// What the counting pass learns about one present field.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    field: u32,
+    /// Values (repeated) or occurrences (singular).
+    count: u32,
+    /// Ordinal of the field's last tag in the message.
+    last: u32,
+}
+
+impl Entry {
+    const EMPTY: Self = Self {
+        field: 0,
+        count: 0,
+        last: 0,
+    };
+}
+
+/// The byte ranges a message's fields are read from: one, or several when
+/// occurrences of a singular message field are merged.
+#[derive(Clone, Copy, Debug)]
+enum Spans<'a> {
+    One,
+    Many(&'a [(usize, usize)]),
+}
+
+/// A singular message slot whose child is pending.
+const SINGULAR: u32 = u32::MAX;
+/// `aux` of a singular message slot after its merged occurrences were read.
+const MERGED: u32 = u32::MAX;
+
+struct Frame<'a> {
+    table: &'static MessageTable,
+    spans: Spans<'a>,
+    span_idx: u32,
+    /// Start of the message's range when it has one span.
+    origin: usize,
+    pos: usize,
+    end: usize,
+    slots: &'a mut [Slot<'a>],
+    known: u32,
+    next_unknown: u32,
+    cursor: u32,
+    /// `(slot, element)` of the child being decoded.
+    pending: (u32, u32),
+}
+
+/// What reading one field asks of the main loop.
+enum Step<'a> {
+    Next,
+    Enter {
+        msg: u32,
+        spans: Spans<'a>,
+        start: usize,
+        end: usize,
+    },
+}
+
+struct Stack<'a> {
+    inline: [Option<Frame<'a>>; INLINE_FRAMES],
+    len: usize,
+    spill: Option<ArenaVec<'a, Frame<'a>>>,
+}
+
+impl<'a> Stack<'a> {
+    fn new() -> Self {
+        Self {
+            inline: [const { None }; INLINE_FRAMES],
+            len: 0,
+            spill: None,
+        }
+    }
+
+    fn push(&mut self, frame: Frame<'a>, alloc: &BoundedAlloc<'a>) -> Result<(), DecodeError> {
+        if self.len < INLINE_FRAMES {
+            self.inline[self.len] = Some(frame);
+        } else {
+            // Charged twice: the spill doubles as it grows.
+            alloc.charge(2 * size_of::<Frame<'a>>(), frame.pos)?;
+            self.spill
+                .get_or_insert_with(|| ArenaVec::new_in(alloc.bump()))
+                .push(frame);
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    fn pop(&mut self) -> Option<Frame<'a>> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        if self.len < INLINE_FRAMES {
+            self.inline[self.len].take()
+        } else {
+            self.spill.as_mut().and_then(|s| s.pop())
+        }
+    }
+
+    #[inline]
+    fn top(&mut self) -> Option<&mut Frame<'a>> {
+        if self.len == 0 {
+            None
+        } else if self.len <= INLINE_FRAMES {
+            self.inline[self.len - 1].as_mut()
+        } else {
+            self.spill.as_mut().and_then(|s| s.last_mut())
+        }
+    }
+}
+
+struct Dec<'a, 's> {
+    buf: &'a [u8],
+    schema: &'static Schema,
+    alloc: &'s BoundedAlloc<'a>,
+    items: u32,
+    max_items: u32,
+    max_depth: u32,
+    spill: Option<&'a mut [Entry]>,
+}
+
+#[cold]
+fn internal(offset: usize) -> DecodeError {
+    DecodeError::Malformed {
+        offset,
+        what: "inconsistent field counts (decoder bug)",
+    }
+}
+
+#[cold]
+fn wrong_wire_type(offset: usize) -> DecodeError {
+    DecodeError::Malformed {
+        offset,
+        what: "wrong wire type for field",
+    }
+}
+
+/// Normalize a varint of `kind` to the stored 64-bit form.
+#[inline]
+fn norm_varint(kind: Kind, raw: u64) -> u64 {
+    match kind {
+        Kind::Int32 | Kind::Enum => raw as i32 as i64 as u64,
+        Kind::UInt32 => u64::from(raw as u32),
+        Kind::SInt32 => {
+            let v = raw as u32;
+            (((v >> 1) as i32) ^ -((v & 1) as i32)) as i64 as u64
+        }
+        Kind::SInt64 => zigzag_decode(raw) as u64,
+        Kind::Bool => u64::from(raw != 0),
+        _ => raw,
+    }
+}
+
+/// Read one scalar value of `kind` (wire type already checked), normalized.
+#[inline]
+fn read_scalar(buf: &[u8], pos: &mut usize, end: usize, kind: Kind) -> Result<u64, DecodeError> {
+    match kind.wire_type() {
+        VARINT => Ok(norm_varint(kind, read_varint(buf, pos, end)?)),
+        I64 => Ok(u64::from_le_bytes(read_fixed::<8>(buf, pos, end)?)),
+        _ => {
+            let v = u32::from_le_bytes(read_fixed::<4>(buf, pos, end)?);
+            Ok(if kind == Kind::SFixed32 {
+                v as i32 as i64 as u64
+            } else {
+                u64::from(v)
+            })
+        }
+    }
+}
+
+/// Skip the body of a group whose start tag (field `number`) was just read;
+/// return the end of the body and the position after the end tag. Nested
+/// groups count against `depth_left`; only the outermost end tag's number
+/// is checked.
+fn skip_group(
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+    number: u32,
+    depth_left: u32,
+    max_depth: u32,
+) -> Result<usize, DecodeError> {
+    let mut nesting = 0u32;
+    loop {
+        let at = *pos;
+        if at >= end {
+            return Err(DecodeError::UnexpectedEof { offset: end });
+        }
+        let (n, wt) = read_tag(buf, pos, end)?;
+        match wt {
+            EGROUP => {
+                if nesting == 0 {
+                    if n != number {
+                        return Err(DecodeError::Malformed {
+                            offset: at,
+                            what: "end-group tag does not match its start",
+                        });
+                    }
+                    return Ok(at);
+                }
+                nesting -= 1;
+            }
+            SGROUP => {
+                nesting += 1;
+                if nesting >= depth_left {
+                    return Err(DecodeError::DepthLimit {
+                        offset: at,
+                        limit: max_depth,
+                    });
+                }
+            }
+            _ => skip_plain(buf, pos, end, wt)?,
+        }
+    }
+}
+
+/// Skip one value of wire type `wt` other than groups.
+#[inline]
+fn skip_plain(buf: &[u8], pos: &mut usize, end: usize, wt: u8) -> Result<(), DecodeError> {
+    match wt {
+        VARINT => skip_varint(buf, pos, end),
+        I64 => read_fixed::<8>(buf, pos, end).map(|_| ()),
+        I32 => read_fixed::<4>(buf, pos, end).map(|_| ()),
+        LEN => read_len(buf, pos, end).map(|_| ()),
+        _ => Err(DecodeError::Malformed {
+            offset: *pos,
+            what: "invalid wire type",
+        }),
+    }
+}
+
+impl<'a> Dec<'a, '_> {
+    fn run(&mut self, root: u32, scratch: &mut [Entry]) -> Result<Record<'a>, DecodeError> {
+        let mut stack = Stack::new();
+        let root_frame = self.enter(scratch, root, Spans::One, 0, self.buf.len(), 0)?;
+        stack.push(root_frame, self.alloc)?;
+        loop {
+            let depth = stack.len as u32;
+            let Some(top) = stack.top() else {
+                return Err(internal(0));
+            };
+            if top.pos >= top.end {
+                if let Spans::Many(spans) = top.spans
+                    && let Some(&(s, e)) = spans.get(top.span_idx as usize + 1)
+                {
+                    top.span_idx += 1;
+                    top.pos = s;
+                    top.end = e;
+                    continue;
+                }
+                let Some(done) = stack.pop() else {
+                    return Err(internal(0));
+                };
+                if done.next_unknown as usize != done.slots.len() {
+                    return Err(internal(done.end));
+                }
+                let slots: &'a [Slot<'a>] = done.slots;
+                match stack.top() {
+                    None => return Ok(Record::new(slots)),
+                    Some(parent) => {
+                        let (slot, elem) = parent.pending;
+                        let Some(s) = parent.slots.get_mut(slot as usize) else {
+                            return Err(internal(done.end));
+                        };
+                        match &mut s.val {
+                            Val::Msgs(list) if elem != SINGULAR => {
+                                match list.get_mut(elem as usize) {
+                                    Some(e) => *e = slots,
+                                    None => return Err(internal(done.end)),
+                                }
+                            }
+                            v => *v = Val::Msg(slots),
+                        }
+                    }
+                }
+                continue;
+            }
+            match self.field(top, depth)? {
+                Step::Next => {}
+                Step::Enter {
+                    msg,
+                    spans,
+                    start,
+                    end,
+                } => {
+                    if depth > self.max_depth {
+                        return Err(DecodeError::DepthLimit {
+                            offset: start,
+                            limit: self.max_depth,
+                        });
+                    }
+                    let child = self.enter(scratch, msg, spans, start, end, depth)?;
+                    stack.push(child, self.alloc)?;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn count_items(&mut self, n: u32, offset: usize) -> Result<(), DecodeError> {
+        match self.items.checked_add(n) {
+            Some(total) if total <= self.max_items => {
+                self.items = total;
+                Ok(())
+            }
+            _ => Err(DecodeError::ItemLimit {
+                offset,
+                limit: self.max_items,
+            }),
+        }
+    }
+
+    #[inline]
+    fn is_closed_enum(&self, f: &FieldTable) -> bool {
+        f.kind == Kind::Enum
+            && self
+                .schema
+                .enums
+                .get(f.sub as usize)
+                .is_some_and(|e| e.closed)
+    }
+
+    #[inline]
+    fn enum_accepts(&self, f: &FieldTable, raw: u64) -> bool {
+        self.schema
+            .enums
+            .get(f.sub as usize)
+            .is_none_or(|e| e.contains(raw as i32))
+    }
+
+    /// Count a message's fields over `spans` (or `start..end`), allocate its
+    /// slots, and return the frame that fills them.
+    fn enter(
+        &mut self,
+        inline: &mut [Entry],
+        msg: u32,
+        spans: Spans<'a>,
+        start: usize,
+        end: usize,
+        depth: u32,
+    ) -> Result<Frame<'a>, DecodeError> {
+        let Some(table) = self.schema.messages.get(msg as usize) else {
+            return Err(internal(start));
+        };
+        let wide = table.fields.len() > INLINE_SCRATCH;
+        if wide
+            && self
+                .spill
+                .as_ref()
+                .is_none_or(|s| s.len() < table.fields.len())
+        {
+            self.spill = Some(self.alloc.alloc_slice_fill_copy(
+                table.fields.len(),
+                Entry::EMPTY,
+                start,
+            )?);
+        }
+        // The spill is taken out of `self` while it is borrowed.
+        let mut scratch = std::mem::take(&mut self.spill);
+        let entries: &mut [Entry] = match (&mut scratch, wide) {
+            (Some(s), true) => s,
+            _ => inline,
+        };
+        let counted = {
+            let ctx = CountCtx {
+                buf: self.buf,
+                schema: self.schema,
+                max_depth: self.max_depth,
+                depth,
+            };
+            match spans {
+                Spans::One => ctx.count(table, entries, start, end, Counted::default()),
+                Spans::Many(list) => {
+                    let mut acc = Ok(Counted::default());
+                    for &(s, e) in list {
+                        acc = acc.and_then(|a| ctx.count(table, entries, s, e, a));
+                    }
+                    acc
+                }
+            }
+        };
+        let result = counted.and_then(|c| self.alloc_slots(table, entries, c, start));
+        if wide {
+            self.spill = scratch;
+        }
+        let (slots, known) = result?;
+        let (pos, end) = match spans {
+            Spans::One => (start, end),
+            Spans::Many(list) => list.first().copied().unwrap_or((start, start)),
+        };
+        Ok(Frame {
+            table,
+            spans,
+            span_idx: 0,
+            origin: start,
+            pos,
+            end,
+            slots,
+            known,
+            next_unknown: known,
+            cursor: 0,
+            pending: (0, SINGULAR),
+        })
+    }
+
+    fn alloc_slots(
+        &mut self,
+        table: &'static MessageTable,
+        entries: &mut [Entry],
+        counted: Counted,
+        offset: usize,
+    ) -> Result<(&'a mut [Slot<'a>], u32), DecodeError> {
+        let mut n = counted.known as usize;
+        if counted.oneof_members > 1 && !table.oneofs.is_empty() {
+            n = prune_oneofs(table, &mut entries[..n]);
+        }
+        let total = n + counted.unknown as usize;
+        let mut items = u32::try_from(total).map_err(|_| DecodeError::ItemLimit {
+            offset,
+            limit: self.max_items,
+        })?;
+        for e in &entries[..n] {
+            if table.fields[e.field as usize].is_repeated() {
+                items = items.saturating_add(e.count);
+            }
+        }
+        self.count_items(items, offset)?;
+        let alloc = self.alloc;
+        let entries = &entries[..n];
+        let slots = alloc.alloc_slice_try_fill_with(total, offset, |i| {
+            let Some(e) = entries.get(i) else {
+                return Ok(Slot {
+                    field: UNKNOWN,
+                    aux: 0,
+                    val: Val::Raw(&[]),
+                });
+            };
+            let f = &table.fields[e.field as usize];
+            let count = e.count as usize;
+            let (aux, val) = if f.is_repeated() {
+                let val = match f.kind {
+                    Kind::String if f.utf8 => {
+                        Val::Strs(alloc.alloc_slice_fill_copy(count, "", offset)?)
+                    }
+                    Kind::String | Kind::Bytes => {
+                        Val::BytesList(alloc.alloc_slice_fill_copy(count, &[][..], offset)?)
+                    }
+                    Kind::Message | Kind::Group => {
+                        Val::Msgs(alloc.alloc_slice_fill_copy(count, &[][..], offset)?)
+                    }
+                    _ => Val::Scalars(alloc.alloc_slice_fill_copy(count, 0u64, offset)?),
+                };
+                (0, val)
+            } else if f.kind.is_message() {
+                (e.count, Val::Msg(&[]))
+            } else {
+                (0, Val::Scalar(0))
+            };
+            Ok(Slot {
+                field: e.field,
+                aux,
+                val,
+            })
+        })?;
+        Ok((slots, n as u32))
+    }
+
+    /// Find the slot of known field `fi` among the frame's known slots.
+    #[inline]
+    fn slot_of(frame: &mut Frame<'a>, fi: u32) -> Option<usize> {
+        let known = frame.known as usize;
+        let cur = frame.cursor as usize;
+        for probe in [cur, cur + 1] {
+            if probe < known && frame.slots[probe].field == fi {
+                frame.cursor = probe as u32;
+                return Some(probe);
+            }
+        }
+        let found = frame.slots[..known]
+            .binary_search_by_key(&fi, |s| s.field)
+            .ok()?;
+        frame.cursor = found as u32;
+        Some(found)
+    }
+
+    #[inline]
+    fn push_unknown(
+        frame: &mut Frame<'a>,
+        aux: u32,
+        val: Val<'a>,
+        at: usize,
+    ) -> Result<(), DecodeError> {
+        let Some(slot) = frame.slots.get_mut(frame.next_unknown as usize) else {
+            return Err(internal(at));
+        };
+        slot.aux = aux;
+        slot.val = val;
+        frame.next_unknown += 1;
+        Ok(())
+    }
+
+    /// Read one field of `frame` into its slot.
+    #[inline]
+    fn field(&mut self, frame: &mut Frame<'a>, depth: u32) -> Result<Step<'a>, DecodeError> {
+        let buf = self.buf;
+        let end = frame.end;
+        let at = frame.pos;
+        let mut pos = at;
+        let (number, wt) = read_tag(buf, &mut pos, end)?;
+        let vstart = pos;
+        let Some(fi) = frame.table.field_index(number) else {
+            return self.unknown(frame, number, wt, at, pos, depth);
+        };
+        let table = frame.table;
+        let f = &table.fields[fi as usize];
+        let kind = f.kind;
+        let slot = Self::slot_of(frame, fi);
+        let step = if wt == kind.wire_type() {
+            match kind {
+                Kind::String | Kind::Bytes => {
+                    let (s, e) = read_len(buf, &mut pos, end)?;
+                    if let Some(i) = slot {
+                        let bytes = &buf[s..e];
+                        let val = if kind == Kind::String && f.utf8 {
+                            Val::Str(
+                                std::str::from_utf8(bytes)
+                                    .map_err(|_| DecodeError::InvalidUtf8 { offset: s })?,
+                            )
+                        } else {
+                            Val::Bytes(bytes)
+                        };
+                        let sl = &mut frame.slots[i];
+                        match (&mut sl.val, val) {
+                            (Val::Strs(list), Val::Str(v)) => push(list, &mut sl.aux, v, at)?,
+                            (Val::BytesList(list), Val::Bytes(v)) => {
+                                push(list, &mut sl.aux, v, at)?
+                            }
+                            (Val::BytesList(list), Val::Str(v)) => {
+                                push(list, &mut sl.aux, v.as_bytes(), at)?
+                            }
+                            (old, val) => *old = val,
+                        }
+                    }
+                    Step::Next
+                }
+                Kind::Message | Kind::Group => {
+                    let (s, e) = if kind == Kind::Group {
+                        let s = pos;
+                        let e = skip_group(
+                            buf,
+                            &mut pos,
+                            end,
+                            number,
+                            self.max_depth.saturating_sub(depth).max(1),
+                            self.max_depth,
+                        )?;
+                        // `pos` is past the end tag now.
+                        (s, e)
+                    } else {
+                        read_len(buf, &mut pos, end)?
+                    };
+                    frame.pos = pos;
+                    let Some(i) = slot else {
+                        // A oneof member another member displaced.
+                        return Ok(Step::Next);
+                    };
+                    let sl = &mut frame.slots[i];
+                    if let Val::Msgs(list) = &sl.val {
+                        let elem = sl.aux;
+                        if elem as usize >= list.len() {
+                            return Err(internal(at));
+                        }
+                        sl.aux += 1;
+                        frame.pending = (i as u32, elem);
+                        return Ok(Step::Enter {
+                            msg: f.sub,
+                            spans: Spans::One,
+                            start: s,
+                            end: e,
+                        });
+                    }
+                    match sl.aux {
+                        MERGED => return Ok(Step::Next),
+                        1 => {
+                            frame.pending = (i as u32, SINGULAR);
+                            return Ok(Step::Enter {
+                                msg: f.sub,
+                                spans: Spans::One,
+                                start: s,
+                                end: e,
+                            });
+                        }
+                        n => {
+                            sl.aux = MERGED;
+                            frame.pending = (i as u32, SINGULAR);
+                            let spans = self.merge_spans(frame, fi, n, depth)?;
+                            return Ok(Step::Enter {
+                                msg: f.sub,
+                                spans: Spans::Many(spans),
+                                start: s,
+                                end: e,
+                            });
+                        }
+                    }
+                }
+                _ => {
+                    let v = read_scalar(buf, &mut pos, end, kind)?;
+                    if kind == Kind::Enum && !self.enum_accepts(f, v) && self.is_closed_enum(f) {
+                        Self::push_unknown(frame, number << 3, Val::Raw(&buf[vstart..pos]), at)?;
+                    } else if let Some(i) = slot {
+                        let sl = &mut frame.slots[i];
+                        match &mut sl.val {
+                            Val::Scalars(list) => push(list, &mut sl.aux, v, at)?,
+                            old => *old = Val::Scalar(v),
+                        }
+                    }
+                    Step::Next
+                }
+            }
+        } else if wt == LEN && f.is_repeated() && kind.packable() {
+            let (s, e) = read_len(buf, &mut pos, end)?;
+            let closed = self.is_closed_enum(f);
+            let mut rejects = false;
+            let mut p = s;
+            while p < e {
+                let v = read_scalar(buf, &mut p, e, kind)?;
+                if closed && !self.enum_accepts(f, v) {
+                    rejects = true;
+                    continue;
+                }
+                let Some(i) = slot else {
+                    return Err(internal(at));
+                };
+                let sl = &mut frame.slots[i];
+                match &mut sl.val {
+                    Val::Scalars(list) => push(list, &mut sl.aux, v, at)?,
+                    _ => return Err(internal(at)),
+                }
+            }
+            if rejects {
+                Self::push_unknown(frame, fi, Val::PackedRejects(&buf[s..e]), at)?;
+            }
+            Step::Next
+        } else {
+            return Err(wrong_wire_type(at));
+        };
+        frame.pos = pos;
+        Ok(step)
+    }
+
+    /// Store an unknown field (tag already read at `at`, value at `pos`).
+    #[cold]
+    fn unknown(
+        &mut self,
+        frame: &mut Frame<'a>,
+        number: u32,
+        wt: u8,
+        at: usize,
+        mut pos: usize,
+        depth: u32,
+    ) -> Result<Step<'a>, DecodeError> {
+        let buf = self.buf;
+        let end = frame.end;
+        let value = match wt {
+            LEN => {
+                let (s, e) = read_len(buf, &mut pos, end)?;
+                &buf[s..e]
+            }
+            SGROUP => {
+                let s = pos;
+                let e = skip_group(
+                    buf,
+                    &mut pos,
+                    end,
+                    number,
+                    self.max_depth.saturating_sub(depth).max(1),
+                    self.max_depth,
+                )?;
+                &buf[s..e]
+            }
+            EGROUP => {
+                return Err(DecodeError::Malformed {
+                    offset: at,
+                    what: "end-group tag without a start",
+                });
+            }
+            _ => {
+                let s = pos;
+                skip_plain(buf, &mut pos, end, wt)?;
+                &buf[s..pos]
+            }
+        };
+        Self::push_unknown(frame, (number << 3) | u32::from(wt), Val::Raw(value), at)?;
+        frame.pos = pos;
+        Ok(Step::Next)
+    }
+
+    /// The spans of every occurrence of singular message field `fi` that
+    /// counts: all of them, or for a oneof member those after the last
+    /// occurrence of another member of the same oneof.
+    #[cold]
+    fn merge_spans(
+        &mut self,
+        frame: &Frame<'a>,
+        fi: u32,
+        max: u32,
+        depth: u32,
+    ) -> Result<&'a [(usize, usize)], DecodeError> {
+        let buf = self.buf;
+        let table = frame.table;
+        let f = &table.fields[fi as usize];
+        let out = self
+            .alloc
+            .alloc_slice_fill_copy(max as usize, (0usize, 0usize), frame.pos)?;
+        let mut n = 0usize;
+        let whole: &[(usize, usize)] = match frame.spans {
+            Spans::One => &[],
+            Spans::Many(list) => list,
+        };
+        let single = [(frame.origin, frame.end)];
+        let ranges = if whole.is_empty() { &single[..] } else { whole };
+        for &(s, e) in ranges {
+            let mut pos = s;
+            while pos < e {
+                let (number, wt) = read_tag(buf, &mut pos, e)?;
+                let other = table.field_index(number).map(|j| &table.fields[j as usize]);
+                if number == f.number {
+                    let span = if wt == SGROUP {
+                        let b = pos;
+                        let stop = skip_group(
+                            buf,
+                            &mut pos,
+                            e,
+                            number,
+                            self.max_depth.saturating_sub(depth).max(1),
+                            self.max_depth,
+                        )?;
+                        (b, stop)
+                    } else {
+                        read_len(buf, &mut pos, e)?
+                    };
+                    let Some(slot) = out.get_mut(n) else {
+                        return Err(internal(pos));
+                    };
+                    *slot = span;
+                    n += 1;
+                    continue;
+                }
+                if let Some(g) = other
+                    && f.oneof != 0
+                    && g.oneof == f.oneof
+                {
+                    let mut p = pos;
+                    let valid = if g.kind == Kind::Enum && wt == VARINT {
+                        let v = read_varint(buf, &mut p, e)?;
+                        !self.is_closed_enum(g) || self.enum_accepts(g, norm_varint(Kind::Enum, v))
+                    } else {
+                        true
+                    };
+                    if valid {
+                        n = 0;
+                    }
+                }
+                if wt == SGROUP {
+                    skip_group(
+                        buf,
+                        &mut pos,
+                        e,
+                        number,
+                        self.max_depth.saturating_sub(depth).max(1),
+                        self.max_depth,
+                    )?;
+                } else if wt == EGROUP {
+                    return Err(DecodeError::Malformed {
+                        offset: pos,
+                        what: "end-group tag without a start",
+                    });
+                } else {
+                    skip_plain(buf, &mut pos, e, wt)?;
+                }
+            }
+        }
+        Ok(&out[..n])
+    }
+}
+
+#[inline]
+fn push<T>(list: &mut [T], cursor: &mut u32, v: T, at: usize) -> Result<(), DecodeError> {
+    let Some(slot) = list.get_mut(*cursor as usize) else {
+        return Err(internal(at));
+    };
+    *slot = v;
+    *cursor += 1;
+    Ok(())
+}
+
+/// What the counting pass found in a message.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counted {
+    /// Distinct known fields (entries written).
+    known: u32,
+    /// Unknown-field slots needed.
+    unknown: u32,
+    /// Tags of oneof members seen.
+    oneof_members: u32,
+    /// Tags seen so far.
+    seq: u32,
+    /// Index of the entry last touched.
+    cursor: u32,
+}
+
+/// The read-only context of the counting pass.
+#[derive(Clone, Copy)]
+struct CountCtx<'a> {
+    buf: &'a [u8],
+    schema: &'static Schema,
+    max_depth: u32,
+    depth: u32,
+}
+
+impl CountCtx<'_> {
+    fn depth_left(&self) -> u32 {
+        self.max_depth.saturating_sub(self.depth).max(1)
+    }
+
+    fn closed_enum(&self, f: &FieldTable) -> Option<&'static crate::table::EnumTable> {
+        if f.kind != Kind::Enum {
+            return None;
+        }
+        self.schema.enums.get(f.sub as usize).filter(|e| e.closed)
+    }
+
+    /// Count the fields of `table` in `start..end` into `entries`, on top of
+    /// `acc`.
+    fn count(
+        &self,
+        table: &MessageTable,
+        entries: &mut [Entry],
+        start: usize,
+        end: usize,
+        acc: Counted,
+    ) -> Result<Counted, DecodeError> {
+        let buf = self.buf;
+        let mut c = acc;
+        let mut pos = start;
+        while pos < end {
+            let at = pos;
+            let (number, wt) = read_tag(buf, &mut pos, end)?;
+            let seq = c.seq;
+            c.seq = c.seq.wrapping_add(1);
+            let Some(fi) = table.field_index(number) else {
+                match wt {
+                    SGROUP => {
+                        skip_group(
+                            buf,
+                            &mut pos,
+                            end,
+                            number,
+                            self.depth_left(),
+                            self.max_depth,
+                        )?;
+                    }
+                    EGROUP => {
+                        return Err(DecodeError::Malformed {
+                            offset: at,
+                            what: "end-group tag without a start",
+                        });
+                    }
+                    _ => skip_plain(buf, &mut pos, end, wt)?,
+                }
+                c.unknown += 1;
+                continue;
+            };
+            let f = &table.fields[fi as usize];
+            let add: u32 = if wt == f.kind.wire_type() {
+                match f.kind {
+                    Kind::Group => {
+                        skip_group(
+                            buf,
+                            &mut pos,
+                            end,
+                            number,
+                            self.depth_left(),
+                            self.max_depth,
+                        )?;
+                        1
+                    }
+                    Kind::Message | Kind::String | Kind::Bytes => {
+                        read_len(buf, &mut pos, end)?;
+                        1
+                    }
+                    kind => {
+                        let v = read_scalar(buf, &mut pos, end, kind)?;
+                        match self.closed_enum(f) {
+                            Some(e) if !e.contains(v as i32) => {
+                                c.unknown += 1;
+                                0
+                            }
+                            _ => 1,
+                        }
+                    }
+                }
+            } else if wt == LEN && f.is_repeated() && f.kind.packable() {
+                let (s, e) = read_len(buf, &mut pos, end)?;
+                if let Some(en) = self.closed_enum(f) {
+                    let mut p = s;
+                    let mut valid = 0u32;
+                    let mut rejects = false;
+                    while p < e {
+                        let v = read_scalar(buf, &mut p, e, f.kind)?;
+                        if en.contains(v as i32) {
+                            valid += 1;
+                        } else {
+                            rejects = true;
+                        }
+                    }
+                    if rejects {
+                        c.unknown += 1;
+                    }
+                    valid
+                } else {
+                    packed_count(buf, s, e, f.kind.wire_type())?
+                }
+            } else {
+                return Err(wrong_wire_type(at));
+            };
+            if add == 0 {
+                continue;
+            }
+            if f.oneof != 0 {
+                c.oneof_members += 1;
+            }
+            upsert(entries, &mut c, fi, add, seq, at)?;
+        }
+        Ok(c)
+    }
+}
+
+/// Elements in a packed run of wire type `wt` in `buf[s..e]`.
+#[inline]
+fn packed_count(buf: &[u8], s: usize, e: usize, wt: u8) -> Result<u32, DecodeError> {
+    let len = e - s;
+    let n = match wt {
+        VARINT => {
+            if len > 0 && buf[e - 1] >= 0x80 {
+                return Err(DecodeError::UnexpectedEof { offset: e });
+            }
+            buf[s..e].iter().filter(|&&b| b < 0x80).count()
+        }
+        I64 if len.is_multiple_of(8) => len / 8,
+        I32 if len.is_multiple_of(4) => len / 4,
+        _ => {
+            return Err(DecodeError::Malformed {
+                offset: s,
+                what: "packed run length is not a multiple of the element size",
+            });
+        }
+    };
+    u32::try_from(n).map_err(|_| DecodeError::Malformed {
+        offset: s,
+        what: "packed run too long",
+    })
+}
+
+/// Add `add` values of field `fi` to the sorted entries.
+#[inline]
+fn upsert(
+    entries: &mut [Entry],
+    c: &mut Counted,
+    fi: u32,
+    add: u32,
+    seq: u32,
+    at: usize,
+) -> Result<(), DecodeError> {
+    let n = c.known as usize;
+    let cur = c.cursor as usize;
+    let idx = if cur < n && entries[cur].field == fi {
+        cur
+    } else if n == 0 || entries[n - 1].field < fi {
+        let Some(e) = entries.get_mut(n) else {
+            return Err(internal(at));
+        };
+        *e = Entry {
+            field: fi,
+            count: 0,
+            last: seq,
+        };
+        c.known += 1;
+        n
+    } else {
+        match entries[..n].binary_search_by_key(&fi, |e| e.field) {
+            Ok(i) => i,
+            Err(i) => {
+                if n >= entries.len() {
+                    return Err(internal(at));
+                }
+                entries.copy_within(i..n, i + 1);
+                entries[i] = Entry {
+                    field: fi,
+                    count: 0,
+                    last: seq,
+                };
+                c.known += 1;
+                i
+            }
+        }
+    };
+    let e = &mut entries[idx];
+    e.count = e.count.saturating_add(add);
+    e.last = seq;
+    c.cursor = idx as u32;
+    Ok(())
+}
+
+/// Keep, of each oneof, only the member seen last; return the new entry
+/// count. A surviving message member that displaced another is marked for
+/// the merge path (count at least 2), which reads only its occurrences after
+/// the last displaced one.
+#[cold]
+fn prune_oneofs(table: &MessageTable, entries: &mut [Entry]) -> usize {
+    let n = entries.len();
+    let mut keep = 0usize;
+    for i in 0..n {
+        let e = entries[i];
+        let f = &table.fields[e.field as usize];
+        if f.oneof != 0 {
+            let mut winner = true;
+            let mut displaced = false;
+            for other in entries.iter() {
+                if other.field != e.field && table.fields[other.field as usize].oneof == f.oneof {
+                    if other.last > e.last {
+                        winner = false;
+                    } else {
+                        displaced = true;
+                    }
+                }
+            }
+            if !winner {
+                continue;
+            }
+            let mut e = e;
+            if displaced && f.kind.is_message() {
+                e.count = e.count.max(2);
+            }
+            entries[keep] = e;
+        } else {
+            entries[keep] = e;
+        }
+        keep += 1;
+    }
+    keep
+}

@@ -1,0 +1,50 @@
+//! Protobuf on the quarry arena.
+//!
+//! One non-generic decoder walks the wire format under a static
+//! per-message table ([`MessageTable`]) and writes the message into a
+//! [`quarry::Arena`]: a sorted run of slots for the fields present (sparse,
+//! so wide messages cost what they carry), strings and bytes borrowed from
+//! the input, repeated fields as exact-size arrays, unknown fields kept as
+//! raw spans. Typed views (`FooView<'a>`) are generated from `.proto` files
+//! by `quarry-proto-build` and read a [`Record`] with constant field indices;
+//! [`json`] prints any record through its table.
+//!
+//! ```
+//! use quarry::Arena;
+//! use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, Schema};
+//!
+//! static FIELDS: [FieldTable; 2] = [
+//!     FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit),
+//!     FieldTable::new(2, "name", "name", Kind::String, Label::Implicit),
+//! ];
+//! static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.User", &FIELDS, &[])];
+//! static SCHEMA: Schema = Schema { messages: &MESSAGES, enums: &[] };
+//! const USER: MessageRef = MessageRef::new(&SCHEMA, 0);
+//!
+//! let arena = Arena::new();
+//! let bytes = [0x08, 0x96, 0x01, 0x12, 0x03, b'a', b'd', b'a'];
+//! let user = quarry_proto::decode(USER, &arena, &bytes)?;
+//! assert_eq!(user.scalar(0), Some(150));
+//! assert_eq!(user.str(1), Some("ada"));
+//! assert_eq!(quarry_proto::encode_to_vec(USER, user), bytes);
+//! # Ok::<(), quarry::DecodeError>(())
+//! ```
+
+mod decode;
+mod encode;
+pub mod json;
+mod record;
+mod table;
+pub mod wire;
+
+pub use decode::{
+    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, DEFAULT_OPTIONS, Decoder, ESTIMATE_BYTES_CONST,
+    ESTIMATE_BYTES_PER_INPUT_BYTE, INLINE_FRAMES, INLINE_SCRATCH, Reserve, decode, decode_with,
+    estimate_arena_bytes, max_arena_bytes,
+};
+pub use encode::{encode_to_vec, encoded_len};
+pub use quarry::{Arena, DecodeError, DecodeOptions};
+pub use record::{Messages, Record, Slot, UnknownField};
+pub use table::{
+    DefaultValue, EnumTable, FieldTable, Kind, Label, MessageRef, MessageTable, Schema,
+};

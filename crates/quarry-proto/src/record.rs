@@ -1,0 +1,239 @@
+//! What a decoded message is in the arena: a sorted run of [`Slot`]s, one
+//! per present field plus one per unknown field, read through [`Record`].
+
+/// Marks a slot that holds an unknown field rather than a known one.
+pub(crate) const UNKNOWN: u32 = u32::MAX;
+
+/// One present field of a decoded message (opaque; read it through
+/// [`Record`]).
+///
+/// Known fields come first, in field-index (so field-number) order, then
+/// unknown fields in input order.
+#[derive(Debug)]
+pub struct Slot<'a> {
+    /// Index into the message table's fields, or [`UNKNOWN`].
+    pub(crate) field: u32,
+    /// For an unknown field its tag; while decoding, the fill cursor of a
+    /// repeated field; for packed closed-enum rejects, the field index.
+    pub(crate) aux: u32,
+    pub(crate) val: Val<'a>,
+}
+
+/// The value(s) of one slot. Scalars are stored normalized to 64 bits (see
+/// [`Record::scalar`]).
+#[derive(Debug)]
+pub(crate) enum Val<'a> {
+    Scalar(u64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+    Msg(&'a [Slot<'a>]),
+    Scalars(&'a mut [u64]),
+    Strs(&'a mut [&'a str]),
+    BytesList(&'a mut [&'a [u8]]),
+    Msgs(&'a mut [&'a [Slot<'a>]]),
+    /// An unknown field: the raw bytes after its tag (a varint's bytes, a
+    /// fixed value, a length-delimited payload without its length, or a
+    /// group's body without its end tag).
+    Raw(&'a [u8]),
+    /// The payload of a packed run of a closed enum: the values the enum
+    /// does not list are unknown fields, to be written back one by one.
+    PackedRejects(&'a [u8]),
+}
+
+/// A decoded message: a `Copy` handle on its slots in the arena.
+///
+/// Generated views wrap a `Record` and call its accessors with constant
+/// field indices; [`json`](crate::json) and the encoder pair it with a
+/// [`MessageRef`](crate::MessageRef) for schema-driven access.
+#[derive(Clone, Copy, Debug)]
+pub struct Record<'a> {
+    slots: &'a [Slot<'a>],
+}
+
+/// An empty message, what an absent message field reads as.
+impl Default for Record<'_> {
+    fn default() -> Self {
+        Self { slots: &[] }
+    }
+}
+
+impl<'a> Record<'a> {
+    pub(crate) fn new(slots: &'a [Slot<'a>]) -> Self {
+        Self { slots }
+    }
+
+    pub(crate) fn slots(self) -> &'a [Slot<'a>] {
+        self.slots
+    }
+
+    /// The slot of known field `field` (an index into the table's fields).
+    #[inline]
+    fn find(self, field: u32) -> Option<&'a Slot<'a>> {
+        let slots = self.slots;
+        // Few fields are present in most messages: a short scan beats the
+        // branch mispredictions of a binary search.
+        if slots.len() <= 8 {
+            return slots.iter().find(|s| s.field == field);
+        }
+        slots
+            .binary_search_by_key(&field, |s| s.field)
+            .ok()
+            .map(|i| &slots[i])
+    }
+
+    /// True if known field `field` is present.
+    #[inline]
+    pub fn has(self, field: u32) -> bool {
+        self.find(field).is_some()
+    }
+
+    /// The value of singular scalar field `field`, normalized to 64 bits:
+    /// signed kinds sign-extended (`int32`, `sint32`, `sfixed32`, enums
+    /// truncated to 32 bits first), unsigned zero-extended, `bool` as 0 or
+    /// 1, `float` as its bits in the low half, `double` as its bits.
+    #[inline]
+    pub fn scalar(self, field: u32) -> Option<u64> {
+        match self.find(field)?.val {
+            Val::Scalar(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value of singular `string` field `field`.
+    #[inline]
+    pub fn str(self, field: u32) -> Option<&'a str> {
+        match self.find(field)?.val {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value of singular `bytes` field `field` (or a `string` field's
+    /// bytes).
+    #[inline]
+    pub fn bytes(self, field: u32) -> Option<&'a [u8]> {
+        match self.find(field)?.val {
+            Val::Bytes(b) => Some(b),
+            Val::Str(s) => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+
+    /// The value of singular message or group field `field`.
+    #[inline]
+    pub fn message(self, field: u32) -> Option<Record<'a>> {
+        match self.find(field)?.val {
+            Val::Msg(slots) => Some(Record::new(slots)),
+            _ => None,
+        }
+    }
+
+    /// The values of repeated scalar field `field` (normalized as in
+    /// [`scalar`](Self::scalar)).
+    #[inline]
+    pub fn scalars(self, field: u32) -> &'a [u64] {
+        match self.find(field).map(|s| &s.val) {
+            Some(Val::Scalars(v)) => v,
+            _ => &[],
+        }
+    }
+
+    /// The values of repeated `string` field `field`.
+    #[inline]
+    pub fn strs(self, field: u32) -> &'a [&'a str] {
+        match self.find(field).map(|s| &s.val) {
+            Some(Val::Strs(v)) => v,
+            _ => &[],
+        }
+    }
+
+    /// The values of repeated `bytes` field `field`.
+    #[inline]
+    pub fn bytes_list(self, field: u32) -> &'a [&'a [u8]] {
+        match self.find(field).map(|s| &s.val) {
+            Some(Val::BytesList(v)) => v,
+            _ => &[],
+        }
+    }
+
+    /// The elements of repeated message, group or map field `field`.
+    #[inline]
+    pub fn messages(self, field: u32) -> Messages<'a> {
+        match self.find(field).map(|s| &s.val) {
+            Some(Val::Msgs(v)) => Messages { inner: v.iter() },
+            _ => Messages { inner: [].iter() },
+        }
+    }
+
+    /// The fields the schema does not know (and values of closed enums the
+    /// enum does not list), in input order.
+    pub fn unknown_fields(self) -> impl Iterator<Item = UnknownField<'a>> + 'a {
+        let start = self.slots.partition_point(|s| s.field != UNKNOWN);
+        self.slots[start..].iter().map(|s| match s.val {
+            Val::PackedRejects(payload) => UnknownField::PackedEnumRejects {
+                field_index: s.aux,
+                payload,
+            },
+            Val::Raw(value) => UnknownField::Raw { tag: s.aux, value },
+            _ => UnknownField::Raw {
+                tag: s.aux,
+                value: &[],
+            },
+        })
+    }
+
+    /// Number of known fields present.
+    pub fn present_fields(self) -> usize {
+        self.slots.partition_point(|s| s.field != UNKNOWN)
+    }
+}
+
+/// The elements of a repeated message field, as [`Record`]s.
+#[derive(Clone, Debug)]
+pub struct Messages<'a> {
+    inner: std::slice::Iter<'a, &'a [Slot<'a>]>,
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Record<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Record<'a>> {
+        self.inner.next().map(|s| Record::new(s))
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Messages<'_> {}
+
+impl<'a> DoubleEndedIterator for Messages<'a> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Record<'a>> {
+        self.inner.next_back().map(|s| Record::new(s))
+    }
+}
+
+/// One field the schema did not claim, kept so re-encoding loses nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownField<'a> {
+    /// A whole field as it was on the wire.
+    Raw {
+        /// Its tag: `number << 3 | wire_type`.
+        tag: u32,
+        /// The bytes after the tag: a varint's bytes, a fixed value, a
+        /// length-delimited payload without its length prefix, or a
+        /// group's body without its end tag.
+        value: &'a [u8],
+    },
+    /// A packed run of a closed enum field holding values the enum does not
+    /// list: those values (and only those) are unknown fields.
+    PackedEnumRejects {
+        /// The enum field's index in its message table.
+        field_index: u32,
+        /// The run's payload; the listed values in it were decoded into the
+        /// field.
+        payload: &'a [u8],
+    },
+}

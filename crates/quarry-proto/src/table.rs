@@ -1,0 +1,305 @@
+//! The static description of a schema that drives the decoder, the encoder
+//! and the JSON printer.
+//!
+//! `quarry-proto-build` emits these tables as `static` data for generated
+//! code; [`Schema`]s built at run time (the CLI) are the same types leaked
+//! once, so both paths run the same decoder.
+
+/// A whole schema: every message and enum reachable from the roots, each
+/// referred to by its index. Indices instead of references keep recursive
+/// schemas expressible as plain `static` data.
+#[derive(Debug)]
+pub struct Schema {
+    /// Message tables, indexed by [`FieldTable::sub`] for message fields.
+    pub messages: &'static [MessageTable],
+    /// Enum tables, indexed by [`FieldTable::sub`] for enum fields.
+    pub enums: &'static [EnumTable],
+}
+
+/// One message type of a [`Schema`], as the entry point of a decode.
+///
+/// ```
+/// use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, Schema};
+///
+/// static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit)];
+/// static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.Ping", &FIELDS, &[])];
+/// static SCHEMA: Schema = Schema { messages: &MESSAGES, enums: &[] };
+/// const PING: MessageRef = MessageRef::new(&SCHEMA, 0);
+/// assert_eq!(PING.table().full_name, "demo.Ping");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct MessageRef {
+    /// The schema the message belongs to.
+    pub schema: &'static Schema,
+    /// Index into [`Schema::messages`].
+    pub index: u32,
+}
+
+impl MessageRef {
+    /// The message at `index` of `schema`.
+    pub const fn new(schema: &'static Schema, index: u32) -> Self {
+        Self { schema, index }
+    }
+
+    /// The message's table. Panics if `index` is out of range, which a
+    /// generated or built schema never is.
+    pub fn table(self) -> &'static MessageTable {
+        &self.schema.messages[self.index as usize]
+    }
+
+    /// The message type of field `field` (an index into the table's
+    /// fields), if it is a message or group field.
+    pub fn sub_message(self, field: &FieldTable) -> MessageRef {
+        MessageRef::new(self.schema, field.sub)
+    }
+}
+
+/// One message type: its fields sorted by number, and a lookup from field
+/// number to field index.
+#[derive(Debug)]
+pub struct MessageTable {
+    /// Fully qualified name without a leading dot (`pkg.Outer.Inner`).
+    pub full_name: &'static str,
+    /// Fields in ascending field-number order.
+    pub fields: &'static [FieldTable],
+    /// Dense lookup: `by_number[n]` is the index of field number `n` plus
+    /// one, or 0 when `n` is not a field. Numbers past its end are looked up
+    /// by binary search in `fields`. May be empty.
+    pub by_number: &'static [u16],
+    /// Names of the oneofs (real ones, not proto3 `optional` wrappers),
+    /// indexed by [`FieldTable::oneof`] minus one.
+    pub oneofs: &'static [&'static str],
+    /// True for the synthetic entry message of a `map<K, V>` field.
+    pub map_entry: bool,
+}
+
+impl MessageTable {
+    /// A table with no dense lookup and no oneofs.
+    pub const fn new(
+        full_name: &'static str,
+        fields: &'static [FieldTable],
+        by_number: &'static [u16],
+    ) -> Self {
+        Self {
+            full_name,
+            fields,
+            by_number,
+            oneofs: &[],
+            map_entry: false,
+        }
+    }
+
+    /// The index of field number `number`, if the message has it.
+    ///
+    /// ```
+    /// use quarry_proto::{FieldTable, Kind, Label, MessageTable};
+    /// static FIELDS: [FieldTable; 2] = [
+    ///     FieldTable::new(2, "a", "a", Kind::Bool, Label::Implicit),
+    ///     FieldTable::new(900, "b", "b", Kind::Bool, Label::Implicit),
+    /// ];
+    /// static T: MessageTable = MessageTable::new("t.T", &FIELDS, &[0, 0, 1]);
+    /// assert_eq!(T.field_index(2), Some(0));
+    /// assert_eq!(T.field_index(900), Some(1));
+    /// assert_eq!(T.field_index(1), None);
+    /// ```
+    #[inline]
+    pub fn field_index(&self, number: u32) -> Option<u32> {
+        if let Some(&slot) = self.by_number.get(number as usize) {
+            return if slot == 0 {
+                None
+            } else {
+                Some(u32::from(slot) - 1)
+            };
+        }
+        self.fields
+            .binary_search_by_key(&number, |f| f.number)
+            .ok()
+            .map(|i| i as u32)
+    }
+}
+
+/// The wire-level kind of a field's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `double`
+    Double,
+    /// `float`
+    Float,
+    /// `int64`
+    Int64,
+    /// `uint64`
+    UInt64,
+    /// `int32`
+    Int32,
+    /// `uint32`
+    UInt32,
+    /// `fixed64`
+    Fixed64,
+    /// `fixed32`
+    Fixed32,
+    /// `bool`
+    Bool,
+    /// `string` (UTF-8 checked when [`FieldTable::utf8`] is set)
+    String,
+    /// `bytes`
+    Bytes,
+    /// A nested message, length-delimited.
+    Message,
+    /// A nested message delimited by group tags.
+    Group,
+    /// An enum; [`FieldTable::sub`] names its [`EnumTable`].
+    Enum,
+    /// `sfixed32`
+    SFixed32,
+    /// `sfixed64`
+    SFixed64,
+    /// `sint32` (zigzag)
+    SInt32,
+    /// `sint64` (zigzag)
+    SInt64,
+}
+
+impl Kind {
+    /// The wire type of one value of this kind.
+    pub const fn wire_type(self) -> u8 {
+        match self {
+            Kind::Double | Kind::Fixed64 | Kind::SFixed64 => 1,
+            Kind::Float | Kind::Fixed32 | Kind::SFixed32 => 5,
+            Kind::String | Kind::Bytes | Kind::Message => 2,
+            Kind::Group => 3,
+            _ => 0,
+        }
+    }
+
+    /// True for kinds that a repeated field may pack.
+    pub const fn packable(self) -> bool {
+        !matches!(
+            self,
+            Kind::String | Kind::Bytes | Kind::Message | Kind::Group
+        )
+    }
+
+    /// True for message and group fields.
+    pub const fn is_message(self) -> bool {
+        matches!(self, Kind::Message | Kind::Group)
+    }
+}
+
+/// How many values a field holds and whether absence is visible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// A proto3 singular field without `optional`: absent reads as the
+    /// default, and the default is not written when encoding.
+    Implicit,
+    /// A field with presence (proto2 `optional`/`required`, proto3
+    /// `optional`, oneof members, messages).
+    Explicit,
+    /// A `repeated` field (and `map` fields, as repeated entries).
+    Repeated,
+}
+
+/// A proto2 default value of a scalar, string or bytes field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DefaultValue {
+    /// The type's zero value.
+    Zero,
+    /// A numeric default, stored as the decoder stores values of the field's
+    /// kind (see [`Record::scalar`](crate::Record::scalar)).
+    Scalar(u64),
+    /// A `string` or `bytes` default.
+    Bytes(&'static [u8]),
+}
+
+/// One field of a [`MessageTable`].
+#[derive(Debug)]
+pub struct FieldTable {
+    /// The field number.
+    pub number: u32,
+    /// The name in the `.proto` file.
+    pub name: &'static str,
+    /// The JSON name (lowerCamelCase unless `json_name` says otherwise).
+    pub json_name: &'static str,
+    /// The kind of its values.
+    pub kind: Kind,
+    /// Singular with or without presence, or repeated.
+    pub label: Label,
+    /// For repeated scalars: encode packed.
+    pub packed: bool,
+    /// For `string` fields: reject invalid UTF-8 while decoding.
+    pub utf8: bool,
+    /// For message/group fields the index of the message in
+    /// [`Schema::messages`], for enum fields the index of the enum in
+    /// [`Schema::enums`]; 0 otherwise.
+    pub sub: u32,
+    /// 0, or the index plus one of the oneof the field belongs to.
+    pub oneof: u16,
+    /// The value an absent singular field reads as.
+    pub default: DefaultValue,
+}
+
+impl FieldTable {
+    /// A field with no sub-type, no oneof, zero default; strings are
+    /// UTF-8 checked; repeated scalars are packed.
+    pub const fn new(
+        number: u32,
+        name: &'static str,
+        json_name: &'static str,
+        kind: Kind,
+        label: Label,
+    ) -> Self {
+        Self {
+            number,
+            name,
+            json_name,
+            kind,
+            label,
+            packed: matches!(label, Label::Repeated) && kind.packable(),
+            utf8: true,
+            sub: 0,
+            oneof: 0,
+            default: DefaultValue::Zero,
+        }
+    }
+
+    /// True for `repeated` (and map) fields.
+    #[inline]
+    pub const fn is_repeated(&self) -> bool {
+        matches!(self.label, Label::Repeated)
+    }
+}
+
+/// One enum type.
+#[derive(Debug)]
+pub struct EnumTable {
+    /// Fully qualified name without a leading dot.
+    pub full_name: &'static str,
+    /// Closed (proto2) enums keep values they do not list as unknown fields
+    /// instead of storing them in the field.
+    pub closed: bool,
+    /// `(number, name)` sorted by number, one name per number (the first
+    /// one declared when aliases exist).
+    pub values: &'static [(i32, &'static str)],
+}
+
+impl EnumTable {
+    /// True if `value` is one of the enum's numbers.
+    ///
+    /// ```
+    /// use quarry_proto::EnumTable;
+    /// static E: EnumTable = EnumTable { full_name: "e.E", closed: true, values: &[(0, "A"), (5, "B")] };
+    /// assert!(E.contains(5));
+    /// assert!(!E.contains(4));
+    /// ```
+    #[inline]
+    pub fn contains(&self, value: i32) -> bool {
+        self.values.binary_search_by_key(&value, |v| v.0).is_ok()
+    }
+
+    /// The name of `value`, if the enum lists it.
+    pub fn name_of(&self, value: i32) -> Option<&'static str> {
+        self.values
+            .binary_search_by_key(&value, |v| v.0)
+            .ok()
+            .map(|i| self.values[i].1)
+    }
+}

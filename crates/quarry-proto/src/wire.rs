@@ -1,0 +1,205 @@
+//! Wire-format primitives: varints, tags, fixed values, zigzag.
+
+use quarry::DecodeError;
+
+/// Wire type of varints.
+pub const VARINT: u8 = 0;
+/// Wire type of 64-bit fixed values.
+pub const I64: u8 = 1;
+/// Wire type of length-delimited values.
+pub const LEN: u8 = 2;
+/// Wire type of a group's start tag.
+pub const SGROUP: u8 = 3;
+/// Wire type of a group's end tag.
+pub const EGROUP: u8 = 4;
+/// Wire type of 32-bit fixed values.
+pub const I32: u8 = 5;
+
+/// Largest field number protobuf allows.
+pub const MAX_FIELD_NUMBER: u32 = (1 << 29) - 1;
+
+/// Read a varint at `*pos`, advancing it. More than ten bytes, or a tenth
+/// byte with bits beyond 64, is an error at the varint's first byte.
+#[inline]
+pub(crate) fn read_varint(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, DecodeError> {
+    let start = *pos;
+    if start < end {
+        let b = buf[start];
+        if b < 0x80 {
+            *pos = start + 1;
+            return Ok(u64::from(b));
+        }
+    }
+    read_varint_slow(buf, pos, end)
+}
+
+#[cold]
+fn read_varint_slow(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, DecodeError> {
+    let start = *pos;
+    let mut value = 0u64;
+    let mut i = start;
+    let mut shift = 0u32;
+    loop {
+        if i >= end {
+            return Err(DecodeError::UnexpectedEof { offset: end });
+        }
+        let b = buf[i];
+        i += 1;
+        if shift == 63 && b > 1 {
+            return Err(DecodeError::Malformed {
+                offset: start,
+                what: "varint overflows 64 bits",
+            });
+        }
+        value |= u64::from(b & 0x7F) << shift;
+        if b < 0x80 {
+            *pos = i;
+            return Ok(value);
+        }
+        shift += 7;
+    }
+}
+
+/// Skip a varint without decoding it (same errors as [`read_varint`]).
+#[inline]
+pub(crate) fn skip_varint(buf: &[u8], pos: &mut usize, end: usize) -> Result<(), DecodeError> {
+    read_varint(buf, pos, end).map(|_| ())
+}
+
+/// Read a tag: `(field number, wire type)`. Field number 0, numbers past
+/// 2^29-1 and wire types 6 and 7 are errors at the tag.
+#[inline]
+pub(crate) fn read_tag(buf: &[u8], pos: &mut usize, end: usize) -> Result<(u32, u8), DecodeError> {
+    let at = *pos;
+    let raw = read_varint(buf, pos, end)?;
+    let wire = (raw & 7) as u8;
+    let number = raw >> 3;
+    if number == 0 || number > u64::from(MAX_FIELD_NUMBER) {
+        return Err(DecodeError::Malformed {
+            offset: at,
+            what: "invalid field number",
+        });
+    }
+    if wire > 5 {
+        return Err(DecodeError::Malformed {
+            offset: at,
+            what: "invalid wire type",
+        });
+    }
+    Ok((number as u32, wire))
+}
+
+/// Read a length prefix and return the payload's range, checked against
+/// `end`.
+#[inline]
+pub(crate) fn read_len(
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+) -> Result<(usize, usize), DecodeError> {
+    let at = *pos;
+    let len = read_varint(buf, pos, end)?;
+    let start = *pos;
+    match usize::try_from(len).ok().and_then(|l| start.checked_add(l)) {
+        Some(stop) if stop <= end => {
+            *pos = stop;
+            Ok((start, stop))
+        }
+        _ => Err(DecodeError::Malformed {
+            offset: at,
+            what: "length past the end of the message",
+        }),
+    }
+}
+
+/// Read a fixed-size little-endian value of `N` bytes.
+#[inline]
+pub(crate) fn read_fixed<const N: usize>(
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+) -> Result<[u8; N], DecodeError> {
+    let start = *pos;
+    match start.checked_add(N) {
+        Some(stop) if stop <= end => {
+            let mut out = [0u8; N];
+            out.copy_from_slice(&buf[start..stop]);
+            *pos = stop;
+            Ok(out)
+        }
+        _ => Err(DecodeError::UnexpectedEof { offset: end }),
+    }
+}
+
+/// Zigzag-decode a 64-bit value.
+#[inline]
+pub const fn zigzag_decode(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Zigzag-encode a 64-bit value.
+#[inline]
+pub const fn zigzag_encode(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// Bytes a varint of `v` takes.
+#[inline]
+pub const fn varint_len(v: u64) -> usize {
+    // 1 + floor(bits / 7), with bits = 64 - leading zeros (at least 1).
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    (bits * 9 + 64) / 64
+}
+
+/// Append the varint of `v` to `out`.
+#[inline]
+pub fn write_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_len_matches_written_length() {
+        for v in [0u64, 1, 127, 128, 16383, 16384, u32::MAX as u64, u64::MAX] {
+            let mut out = Vec::new();
+            write_varint(&mut out, v);
+            assert_eq!(varint_len(v), out.len(), "{v}");
+            let mut pos = 0;
+            assert_eq!(read_varint(&out, &mut pos, out.len()), Ok(v));
+        }
+    }
+
+    #[test]
+    fn eleven_byte_varint_is_an_error() {
+        let bytes = [0xFF; 11];
+        let mut pos = 0;
+        assert!(read_varint(&bytes, &mut pos, bytes.len()).is_err());
+        // Ten bytes whose last carries a bit past 64.
+        let mut ten = [0xFF; 10];
+        ten[9] = 0x02;
+        let mut pos = 0;
+        assert!(read_varint(&ten, &mut pos, ten.len()).is_err());
+        ten[9] = 0x01;
+        let mut pos = 0;
+        assert_eq!(read_varint(&ten, &mut pos, ten.len()), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn zigzag_matches_the_spec_table() {
+        // From the protobuf encoding guide.
+        assert_eq!(zigzag_encode(0), 0);
+        assert_eq!(zigzag_encode(-1), 1);
+        assert_eq!(zigzag_encode(1), 2);
+        assert_eq!(zigzag_encode(-2), 3);
+        assert_eq!(zigzag_encode(i64::MIN), u64::MAX);
+        assert_eq!(zigzag_decode(u64::MAX), i64::MIN);
+        assert_eq!(zigzag_decode(3), -2);
+    }
+}
