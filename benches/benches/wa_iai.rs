@@ -1,0 +1,86 @@
+//! Instruction counts (callgrind) of one WhatsApp node decode plus drop,
+//! quarry and `wacore-binary` on the same bytes, in one run.
+//!
+//! Every setup decodes the input once before the measured call, so lazily
+//! built tables and the allocator's first-touch paths are not charged to it;
+//! setup, and the drop of what a bench returns, run outside the measurement.
+//!
+//! The `quarry_*` benches are gated against `benches/baselines/wa_iai.json`
+//! by the `iai_gate` binary (see docs/ci.md). Renaming or adding a bench
+//! here needs a baseline update.
+
+// The macros generate public modules and functions without docs.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use quarry::Arena;
+use quarry_benches::wa;
+
+fn warm_peer(name: &str) -> &'static [u8] {
+    let bytes = wa::input(name);
+    wa::peer_decode(bytes);
+    bytes
+}
+
+fn warm_fresh(name: &str) -> &'static [u8] {
+    let bytes = wa::input(name);
+    wa::quarry_decode_fresh(bytes);
+    bytes
+}
+
+fn warm_reused(name: &str) -> (Arena, &'static [u8]) {
+    let bytes = wa::input(name);
+    (wa::warmed_arena(bytes), bytes)
+}
+
+// `wacore_binary::marshal::unmarshal_ref` plus drop of the tree.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = warm_peer)]
+#[bench::large(args = ("large"), setup = warm_peer)]
+#[bench::ack(args = ("ack"), setup = warm_peer)]
+#[bench::small(args = ("small"), setup = warm_peer)]
+#[bench::usync_like(args = ("usync_like"), setup = warm_peer)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = warm_peer)]
+#[bench::many_children(args = ("many_children"), setup = warm_peer)]
+fn peer(bytes: &'static [u8]) -> usize {
+    black_box(wa::peer_decode(bytes))
+}
+
+// `quarry_wa::decode` into `Arena::new()`, plus drop of the arena.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = warm_fresh)]
+#[bench::large(args = ("large"), setup = warm_fresh)]
+#[bench::ack(args = ("ack"), setup = warm_fresh)]
+#[bench::small(args = ("small"), setup = warm_fresh)]
+#[bench::usync_like(args = ("usync_like"), setup = warm_fresh)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = warm_fresh)]
+#[bench::many_children(args = ("many_children"), setup = warm_fresh)]
+fn quarry_fresh(bytes: &'static [u8]) -> usize {
+    black_box(wa::quarry_decode_fresh(bytes))
+}
+
+// `Arena::reset` plus `quarry_wa::decode` into an arena that decoded the
+// same input before. Returns the arena so that freeing it is not measured:
+// a reused arena outlives many decodes.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = warm_reused)]
+#[bench::large(args = ("large"), setup = warm_reused)]
+#[bench::ack(args = ("ack"), setup = warm_reused)]
+#[bench::small(args = ("small"), setup = warm_reused)]
+#[bench::usync_like(args = ("usync_like"), setup = warm_reused)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = warm_reused)]
+#[bench::many_children(args = ("many_children"), setup = warm_reused)]
+fn quarry_reused(input: (Arena, &'static [u8])) -> Arena {
+    let (mut arena, bytes) = input;
+    black_box(wa::quarry_decode_reused(&mut arena, bytes));
+    arena
+}
+
+library_benchmark_group!(
+    name = wa_decode;
+    benchmarks = peer, quarry_fresh, quarry_reused
+);
+
+main!(library_benchmark_groups = wa_decode);

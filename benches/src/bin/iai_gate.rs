@@ -1,0 +1,243 @@
+//! The instruction-count gate.
+//!
+//! ```text
+//! cargo run -p quarry-benches --bin iai_gate            # check (what CI runs)
+//! cargo run -p quarry-benches --bin iai_gate -- update  # rewrite the baselines
+//! ```
+//!
+//! Runs each gated iai-callgrind bench target (`cargo bench -p
+//! quarry-benches --bench <target> -- --save-summary=json`), reads the
+//! instruction counts of its `quarry_*` benches from the summaries, and
+//! compares them with `benches/baselines/<target>.json`. Exits 1 when a
+//! count rose more than the file's `max_increase_pct`, or a bench is missing
+//! or new; 2 when something could not be run or read. `--no-run` reuses the
+//! summaries of the last run instead of running the benches again.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, ExitCode};
+use std::time::SystemTime;
+
+use quarry_benches::gate::{self, Baseline};
+use quarry_benches::outputs;
+
+/// iai-callgrind bench targets under the gate.
+const GATED: [&str; 1] = ["wa_iai"];
+/// Only quarry's own benches are gated; the peer's run beside them for
+/// comparison.
+const GATED_PREFIX: &str = "quarry";
+/// The runner must match the `iai-callgrind` library version exactly.
+const RUNNER_VERSION: &str = "0.16.1";
+const DEFAULT_MAX_INCREASE_PCT: f64 = 2.0;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let update = args.iter().any(|a| a == "update");
+    let no_run = args.iter().any(|a| a == "--no-run");
+    if let Some(bad) = args
+        .iter()
+        .find(|a| !["update", "check", "--no-run"].contains(&a.as_str()))
+    {
+        eprintln!("iai_gate: unknown argument {bad:?}; usage: iai_gate [check|update] [--no-run]");
+        return ExitCode::from(2);
+    }
+    match run(update, no_run) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("iai_gate: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(update: bool, no_run: bool) -> Result<bool, String> {
+    let (root, target) = outputs::workspace_dirs()?;
+    if !no_run {
+        check_runner()?;
+    }
+    let mut passed = true;
+    for bench in GATED {
+        let since = if no_run {
+            SystemTime::UNIX_EPOCH
+        } else {
+            let start = SystemTime::now();
+            run_bench(bench)?;
+            start
+        };
+        let measured = outputs::read_iai_summaries(&target, "quarry-benches", bench, since)?;
+        if measured.is_empty() {
+            return Err(format!(
+                "no iai-callgrind summaries for {bench} under {}",
+                target.display()
+            ));
+        }
+        let gated: BTreeMap<String, u64> = measured
+            .into_iter()
+            .filter(|(name, _)| name.starts_with(GATED_PREFIX))
+            .collect();
+        let file = root
+            .join("benches")
+            .join("baselines")
+            .join(format!("{bench}.json"));
+        if update {
+            write_baseline(&root, &file, gated)?;
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            format!(
+                "cannot read the baseline {}: {e} (create it with: cargo run -p quarry-benches --bin iai_gate -- update)",
+                file.display()
+            )
+        })?;
+        let baseline = Baseline::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let verdicts = gate::check(&baseline, &gated);
+        print!(
+            "{}",
+            gate::render(bench, baseline.max_increase_pct, &verdicts)
+        );
+        let failed: Vec<&String> = verdicts
+            .iter()
+            .filter(|(_, v)| v.fails())
+            .map(|(k, _)| k)
+            .collect();
+        if failed.is_empty() {
+            println!(
+                "iai_gate: {bench}: {} benches within +{}% of {}",
+                verdicts.len(),
+                baseline.max_increase_pct,
+                file.display()
+            );
+        } else {
+            passed = false;
+            eprintln!(
+                "iai_gate: {bench}: FAILED for {} (limit +{}% over {}). If the change is intended, \
+                 regenerate the baseline with `cargo run -p quarry-benches --bin iai_gate -- update` \
+                 and commit the diff.",
+                failed
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                baseline.max_increase_pct,
+                file.display()
+            );
+        }
+    }
+    Ok(passed)
+}
+
+/// The runner prints no version of its own; when it is missing, say how to
+/// install it. (A version mismatch is reported by the runner itself when the
+/// bench starts.)
+fn check_runner() -> Result<(), String> {
+    let runner =
+        std::env::var_os("IAI_CALLGRIND_RUNNER").unwrap_or_else(|| "iai-callgrind-runner".into());
+    match Command::new(&runner).output() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "cannot run {}: {e}; install it with: cargo install --locked iai-callgrind-runner --version {RUNNER_VERSION}",
+            runner.to_string_lossy()
+        )),
+    }
+}
+
+fn run_bench(bench: &str) -> Result<(), String> {
+    let status = outputs::cargo()
+        .args([
+            "bench",
+            "--locked",
+            "-p",
+            "quarry-benches",
+            "--bench",
+            bench,
+            "--",
+            "--save-summary=json",
+        ])
+        .status()
+        .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo bench --bench {bench} failed ({status}); if the runner reported a version \
+             mismatch: cargo install --locked --force iai-callgrind-runner --version {RUNNER_VERSION}"
+        ));
+    }
+    Ok(())
+}
+
+fn write_baseline(root: &Path, file: &Path, counts: BTreeMap<String, u64>) -> Result<(), String> {
+    let max_increase_pct = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| Baseline::parse(&t).ok())
+        .map_or(DEFAULT_MAX_INCREASE_PCT, |b| b.max_increase_pct);
+    let mut provenance = BTreeMap::new();
+    provenance.insert("commit".to_owned(), commit(root));
+    provenance.insert("rustc".to_owned(), first_line("rustc", &["--version"]));
+    provenance.insert(
+        "valgrind".to_owned(),
+        first_line("valgrind", &["--version"]),
+    );
+    let baseline = Baseline {
+        max_increase_pct,
+        instructions: counts,
+        provenance,
+    };
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(file, baseline.to_json())
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!(
+        "iai_gate: wrote {} benches to {}; review and commit the diff",
+        baseline.instructions.len(),
+        file.display()
+    );
+    Ok(())
+}
+
+/// `HEAD`'s short hash, marked `+uncommitted` when the sources that go into
+/// the measured binary differ from it.
+fn commit(root: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let Some(head) = git(&["rev-parse", "--short", "HEAD"]) else {
+        return "unknown".to_owned();
+    };
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        "crates",
+        "benches",
+        "Cargo.lock",
+    ])
+    .is_some_and(|s| !s.is_empty());
+    if dirty {
+        format!("{head}+uncommitted")
+    } else {
+        head
+    }
+}
+
+fn first_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}

@@ -1,0 +1,253 @@
+//! WhatsApp binary node cases: the shapes of `wacore-binary`'s own
+//! `binary_benchmark`, built with its `NodeBuilder` and marshalled by its
+//! `marshal`, so quarry and the peer decode the very same bytes.
+
+use std::hint::black_box;
+use std::sync::LazyLock;
+
+use quarry::Arena;
+use wacore_binary::builder::NodeBuilder;
+use wacore_binary::marshal::{marshal, unmarshal_ref};
+use wacore_binary::node::Node as PeerNode;
+
+/// One benchmark input.
+pub struct WaCase {
+    /// Short name, used in bench ids and report rows.
+    pub name: &'static str,
+    /// Node bytes as the peer marshals them, without the leading flags byte.
+    pub bytes: Vec<u8>,
+    /// The peer's owned tree the bytes were marshalled from (the input of
+    /// the encode benches).
+    pub tree: PeerNode,
+}
+
+/// Every case name, in report order.
+pub const CASE_NAMES: [&str; 7] = [
+    "fanout",
+    "large",
+    "ack",
+    "small",
+    "usync_like",
+    "jid_heavy",
+    "many_children",
+];
+
+/// All cases, built once per process.
+pub fn cases() -> &'static [WaCase] {
+    static CASES: LazyLock<Vec<WaCase>> = LazyLock::new(|| {
+        CASE_NAMES
+            .iter()
+            .map(|&name| {
+                let tree = build(name);
+                let mut framed = marshal(&tree).expect("the peer marshals its own tree");
+                // `marshal` writes the flags byte first; both decoders take
+                // the node bytes after it.
+                framed.remove(0);
+                WaCase {
+                    name,
+                    bytes: framed,
+                    tree,
+                }
+            })
+            .collect()
+    });
+    &CASES
+}
+
+/// The case called `name`.
+///
+/// # Panics
+/// When no case has that name (a typo in a bench definition).
+pub fn case(name: &str) -> &'static WaCase {
+    cases()
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no WhatsApp bench case {name:?}"))
+}
+
+/// The node bytes of case `name`.
+pub fn input(name: &str) -> &'static [u8] {
+    &case(name).bytes
+}
+
+fn build(name: &str) -> PeerNode {
+    match name {
+        "fanout" => fanout(),
+        "large" => large(),
+        "ack" => ack(),
+        "small" => small(),
+        "usync_like" => usync_like(),
+        "jid_heavy" => jid_heavy(),
+        "many_children" => many_children(),
+        other => panic!("no WhatsApp bench case {other:?}"),
+    }
+}
+
+/// A message to a group: eight device-qualified recipients (AD_JID), each
+/// with a 128-byte encrypted payload.
+fn fanout() -> PeerNode {
+    let recipients = (0..8).map(|device| {
+        NodeBuilder::new("to")
+            .attr("jid", format!("5511999990000:{device}@s.whatsapp.net"))
+            .children([NodeBuilder::new("enc")
+                .attr("v", "2")
+                .attr("type", "msg")
+                .bytes(vec![0xAB; 128])
+                .build()])
+            .build()
+    });
+    NodeBuilder::new("message")
+        .attr("to", "5511999990000@g.us")
+        .attr("id", "3EB0A1B2C3D4E5F60718")
+        .attr("type", "text")
+        .children([NodeBuilder::new("participants")
+            .children(recipients)
+            .build()])
+        .build()
+}
+
+/// A usync query with a list of twenty indexed 32-byte items.
+fn large() -> PeerNode {
+    let query = NodeBuilder::new("usync")
+        .attr("sid", "message:1")
+        .attr("mode", "query")
+        .attr("last", "true")
+        .children([NodeBuilder::new("query")
+            .children([NodeBuilder::new("business").build()])
+            .build()])
+        .build();
+    let items = (0..20u8).map(|i| {
+        NodeBuilder::new("item")
+            .attr("index", i.to_string())
+            .bytes(vec![i; 32])
+            .build()
+    });
+    NodeBuilder::new("iq")
+        .attr("to", "server@s.whatsapp.net")
+        .attr("id", "abcdef")
+        .attr("type", "get")
+        .attr("xmlns", "usync")
+        .children([query, NodeBuilder::new("list").children(items).build()])
+        .build()
+}
+
+/// A receipt ack: a JID pair, a nibble-packed number, a hex-packed id.
+fn ack() -> PeerNode {
+    NodeBuilder::new("ack")
+        .attr("to", "5511999990000@s.whatsapp.net")
+        .attr("id", "3EB0A1B2C3D4E5F60718")
+        .attr("class", "message")
+        .build()
+}
+
+/// A bare message header with three attributes.
+fn small() -> PeerNode {
+    NodeBuilder::new("message")
+        .attr("to", "user@s.whatsapp.net")
+        .attr("id", "12345")
+        .attr("type", "text")
+        .build()
+}
+
+/// A usync result: fifty users, each with a three-device list and a
+/// contact node.
+fn usync_like() -> PeerNode {
+    let users = (0..50).map(|user| {
+        let devices = (0..3).map(|d| NodeBuilder::new("device").attr("id", d.to_string()).build());
+        NodeBuilder::new("user")
+            .attr("jid", format!("{user}@s.whatsapp.net"))
+            .children([
+                NodeBuilder::new("devices")
+                    .children([NodeBuilder::new("device-list").children(devices).build()])
+                    .build(),
+                NodeBuilder::new("contact").attr("type", "in").build(),
+            ])
+            .build()
+    });
+    NodeBuilder::new("iq")
+        .attr("type", "result")
+        .children([NodeBuilder::new("usync")
+            .children([NodeBuilder::new("list").children(users).build()])
+            .build()])
+        .build()
+}
+
+/// One node with five JID attributes.
+fn jid_heavy() -> PeerNode {
+    NodeBuilder::new("message")
+        .attr("from", "15551234567@s.whatsapp.net")
+        .attr("to", "15559876543@s.whatsapp.net")
+        .attr("participant", "15555555555@s.whatsapp.net")
+        .attr("recipient", "15556666666@s.whatsapp.net")
+        .attr("notify", "15557777777@s.whatsapp.net")
+        .attr("id", "ABCDEF123456")
+        .attr("type", "text")
+        .build()
+}
+
+/// An iq with 2048 small children, each with two attributes and text.
+fn many_children() -> PeerNode {
+    let items = (0..2048).map(|i| {
+        NodeBuilder::new("item")
+            .attr("index", i.to_string())
+            .attr("type", "entry")
+            .string_content("ok")
+            .build()
+    });
+    NodeBuilder::new("iq")
+        .attr("to", "server@s.whatsapp.net")
+        .attr("id", "many-children")
+        .children(items)
+        .build()
+}
+
+/// Decode with the peer and drop the tree. Returns the root's child count
+/// so the work cannot be optimised away.
+///
+/// # Panics
+/// When the peer rejects the input (the cases are the peer's own output).
+#[inline(never)]
+pub fn peer_decode(bytes: &[u8]) -> usize {
+    let node = unmarshal_ref(black_box(bytes)).expect("the peer decodes its own bytes");
+    let n = node.children().map_or(0, |c| c.len());
+    drop(black_box(node));
+    n
+}
+
+/// Decode with quarry into a fresh arena, then drop the view and the arena.
+///
+/// # Panics
+/// When quarry rejects the input.
+#[inline(never)]
+pub fn quarry_decode_fresh(bytes: &[u8]) -> usize {
+    let arena = Arena::new();
+    let node =
+        quarry_wa::decode(&arena, black_box(bytes)).expect("quarry decodes the peer's bytes");
+    let n = node.children().len();
+    black_box(node);
+    drop(arena);
+    n
+}
+
+/// Decode with quarry into `arena` (reset first, so it keeps its chunk from
+/// earlier decodes) and drop the view.
+///
+/// # Panics
+/// When quarry rejects the input.
+#[inline(never)]
+pub fn quarry_decode_reused(arena: &mut Arena, bytes: &[u8]) -> usize {
+    arena.reset();
+    let node = quarry_wa::decode(arena, black_box(bytes)).expect("quarry decodes the peer's bytes");
+    let n = node.children().len();
+    black_box(node);
+    n
+}
+
+/// An arena that has decoded `bytes` once and been reset: the state a
+/// reused arena is in from the second message on.
+pub fn warmed_arena(bytes: &[u8]) -> Arena {
+    let mut arena = Arena::new();
+    quarry_decode_reused(&mut arena, bytes);
+    arena.reset();
+    arena
+}
