@@ -1,1 +1,68 @@
-//! Nostr events and messages on the quarry arena.
+//! Nostr (NIP-01) events and relay/client messages on the quarry arena.
+//!
+//! A message decodes into one [`quarry::Arena`]: the event record, one
+//! table holding every element of every tag, one span per tag and every
+//! string that had escapes live there; strings without escapes borrow from
+//! the input. The id is checked while decoding (the canonical serialization
+//! streamed into SHA-256 from a stack buffer), so a decode into a fresh
+//! arena costs one heap allocation and into a reset one none, id check
+//! included.
+//!
+//! ```
+//! use quarry::Arena;
+//!
+//! let mut arena = Arena::new();
+//! let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::doc_event());
+//! let msg = quarry_nostr::decode_relay_message(&arena, frame.as_bytes())?;
+//! let event = msg.event().unwrap();
+//! assert_eq!(event.id_valid(), Some(true));
+//! for p in event.tags().by_name("p") {
+//!     assert!(p.as_id(1).is_some());
+//! }
+//! drop(msg);
+//! arena.reset();
+//! # Ok::<(), quarry::DecodeError>(())
+//! ```
+//!
+//! What the decoder accepts and rejects, and why, is in `docs/nostr.md`.
+
+mod canonical;
+mod compact;
+mod decode;
+mod encode;
+mod event;
+mod filter;
+mod hex;
+mod message;
+mod options;
+mod reader;
+
+#[cfg(feature = "nostr")]
+mod convert;
+#[cfg(feature = "sig")]
+mod sig;
+
+pub use decode::{ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, decode_event, max_arena_bytes};
+pub use encode::{EventExtra, write_json_string};
+pub use event::{Event, Tag, TagIter, Tags, TagsIter};
+pub use filter::{Filter, Filters};
+pub use message::{
+    ClientMessage, Message, RelayMessage, decode_client_message, decode_message,
+    decode_relay_message,
+};
+pub use options::{ControlChars, Decoder, IdCheck};
+pub use quarry::{Arena, DecodeError, DecodeOptions};
+
+/// A signed kind-1 event (two tags) used by the documentation examples;
+/// its id and signature are valid.
+#[doc(hidden)]
+pub fn doc_event() -> &'static str {
+    concat!(
+        r#"{"id":"10a841dcd6aefa4dcf9981aa5ad8ee959ac68863a6ccb493910748fc98dc5ba4","#,
+        r#""pubkey":"989c0b76cb563971fdc9bef31ec06c3560f3249d6ee9e5d83c57625596e05f6f","#,
+        r#""created_at":1673347337,"kind":1,"tags":[["e","3da979448d9ba263864c4d6f14984c423a3838364ec255f03c7904b1ae77f206"],"#,
+        r#"["p","bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]],"#,
+        r#""content":"Walled gardens became prisons, and nostr is the first step towards tearing down the prison walls.","#,
+        r#""sig":"531b483495c55691ef08d5c6a39bd2d683d95b848933b4cc02a59e93fdac8570f89d6458c32de292f9ece507ece5a7cc909bdd6b7f2432d9f0d32e8eb15d3f15"}"#
+    )
+}

@@ -1,0 +1,479 @@
+//! Decoding: events and the parts every message shares. One pass over the
+//! input, no recursion, every table written into the arena.
+
+use quarry::bumpalo::collections::Vec as ArenaVec;
+use quarry::{Arena, BoundedAlloc, DecodeError};
+
+use crate::canonical::{self, CanonParts};
+use crate::event::{Event, EventRec, IdState, TagSpan, Tags, TagsRepr, letter_bit};
+use crate::hex;
+use crate::options::{Decoder, IdCheck};
+use crate::reader::{Reader, find_special};
+
+/// Upper bound on arena bytes one decode writes per input byte, and the
+/// constant on top.
+///
+/// For an event: the element table is reserved at `16` bytes per 3
+/// remaining input bytes (an element takes at least `"",`), the tag spans
+/// at `8` bytes per 5 (`[""],`), strings with escapes are copied at no more
+/// than their wire length, and the event record is a constant. That makes
+/// `16/3 + 8/5 + 1 < 8`. Messages with filters (REQ, COUNT) store at most
+/// this much per input byte too, except that many tiny filters (`{},{},…`)
+/// can use up to 48 bytes per input byte (their records grow by doubling);
+/// the decoder reserves [`max_arena_bytes`] up front, so only such messages
+/// can make a fresh arena allocate a second chunk.
+pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 8;
+/// See [`ARENA_BYTES_PER_INPUT_BYTE`].
+pub const ARENA_BYTES_CONST: usize = 512;
+
+/// The arena bytes reserved for decoding `input_len` bytes.
+///
+/// ```
+/// assert_eq!(quarry_nostr::max_arena_bytes(100), 8 * 100 + 512);
+/// ```
+pub const fn max_arena_bytes(input_len: usize) -> usize {
+    input_len
+        .saturating_mul(ARENA_BYTES_PER_INPUT_BYTE)
+        .saturating_add(ARENA_BYTES_CONST)
+}
+
+const ID: u8 = 1;
+const PUBKEY: u8 = 2;
+const CREATED_AT: u8 = 4;
+const KIND: u8 = 8;
+const TAGS: u8 = 16;
+const CONTENT: u8 = 32;
+const SIG: u8 = 64;
+const ALL: u8 = 127;
+
+fn missing(seen: u8) -> &'static str {
+    match !seen & ALL {
+        m if m & ID != 0 => "event has no id",
+        m if m & PUBKEY != 0 => "event has no pubkey",
+        m if m & CREATED_AT != 0 => "event has no created_at",
+        m if m & KIND != 0 => "event has no kind",
+        m if m & TAGS != 0 => "event has no tags",
+        m if m & CONTENT != 0 => "event has no content",
+        _ => "event has no sig",
+    }
+}
+
+/// Decode state shared by the event and message decoders.
+pub(crate) struct Dec<'a, 's> {
+    pub r: Reader<'a>,
+    pub alloc: &'s BoundedAlloc<'a>,
+    pub cfg: &'s Decoder,
+    items: u32,
+}
+
+impl<'a, 's> Dec<'a, 's> {
+    pub fn new(
+        arena: &'a Arena,
+        alloc: &'s BoundedAlloc<'a>,
+        cfg: &'s Decoder,
+        input: &'a [u8],
+    ) -> Result<Self, DecodeError> {
+        let budget_left = alloc.limit().saturating_sub(alloc.used());
+        arena.reserve(max_arena_bytes(input.len()).min(budget_left));
+        Ok(Self {
+            r: Reader::new(input, cfg.control_chars)?,
+            alloc,
+            cfg,
+            items: 0,
+        })
+    }
+
+    #[inline]
+    pub fn count_items(&mut self, n: usize, offset: usize) -> Result<(), DecodeError> {
+        let limit = self.cfg.limits.max_items;
+        match u32::try_from(n)
+            .ok()
+            .and_then(|n| self.items.checked_add(n))
+        {
+            Some(total) if total <= limit => {
+                self.items = total;
+                Ok(())
+            }
+            _ => Err(DecodeError::ItemLimit { offset, limit }),
+        }
+    }
+
+    #[inline]
+    pub fn depth_check(&self, depth: u32) -> Result<(), DecodeError> {
+        if depth >= self.cfg.limits.max_depth {
+            Err(DecodeError::DepthLimit {
+                offset: self.r.pos,
+                limit: self.cfg.limits.max_depth,
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whitespace, then the end of input.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        self.r.ws();
+        let rest = self.r.b.len() - self.r.pos;
+        if rest == 0 {
+            Ok(())
+        } else {
+            Err(DecodeError::TrailingBytes {
+                offset: self.r.pos,
+                count: rest,
+            })
+        }
+    }
+
+    /// An object key, decoded; `pos` at its quote (checked).
+    #[inline]
+    pub fn key(&mut self) -> Result<&'a [u8], DecodeError> {
+        let start = self.r.pos;
+        if self.r.peek() != Some(b'"') {
+            return Err(self.r.err("expected a member name"));
+        }
+        let end = find_special(self.r.b, start + 1);
+        if self.r.b.get(end) == Some(&b'"') {
+            self.r.pos = end + 1;
+            return Ok(&self.r.b[start + 1..end]);
+        }
+        Ok(self.r.string(self.alloc)?.text.as_bytes())
+    }
+
+    /// A string of exactly `2 * N` hex digits; `what` is the error.
+    #[inline]
+    pub fn hex<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
+        let at = self.r.pos;
+        let b = self.r.b;
+        if b.get(at) == Some(&b'"')
+            && b.get(at + 1 + 2 * N) == Some(&b'"')
+            && let Some(out) = hex::decode::<N>(&b[at + 1..at + 1 + 2 * N])
+        {
+            self.r.pos = at + 2 + 2 * N;
+            return Ok(out);
+        }
+        self.hex_slow(what)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hex_slow<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
+        let at = self.r.pos;
+        let s = self.r.string(self.alloc)?;
+        hex::decode::<N>(s.text.as_bytes()).ok_or(DecodeError::Malformed { offset: at, what })
+    }
+
+    /// A u16 number (kinds).
+    #[inline]
+    pub fn kind(&mut self) -> Result<u16, DecodeError> {
+        let at = self.r.pos;
+        let v = self.r.u64("kind must be an integer in 0..=65535")?;
+        u16::try_from(v).map_err(|_| DecodeError::Malformed {
+            offset: at,
+            what: "kind must be an integer in 0..=65535",
+        })
+    }
+
+    /// A subscription id: a non-empty string of at most 64 characters.
+    pub fn sub_id(&mut self) -> Result<&'a str, DecodeError> {
+        self.r.ws();
+        let at = self.r.pos;
+        let s = self.r.string(self.alloc)?.text;
+        if s.is_empty() || (s.len() > 64 && s.chars().count() > 64) {
+            return Err(DecodeError::Malformed {
+                offset: at,
+                what: "subscription id must have 1 to 64 characters",
+            });
+        }
+        Ok(s)
+    }
+
+    /// A string element (whitespace first).
+    pub fn text(&mut self) -> Result<&'a str, DecodeError> {
+        self.r.ws();
+        Ok(self.r.string(self.alloc)?.text)
+    }
+
+    /// Skip extra elements up to the closing `]` of a message array.
+    pub fn rest_of_array(&mut self) -> Result<(), DecodeError> {
+        while self.r.comma_or(b']', "expected ',' or ']'")? {
+            self.r.skip_value(1, self.cfg.limits.max_depth)?;
+        }
+        Ok(())
+    }
+
+    /// One event object at nesting depth `depth`.
+    pub fn event(&mut self, depth: u32) -> Result<Event<'a>, DecodeError> {
+        self.r.ws();
+        self.depth_check(depth)?;
+        let start = self.r.pos;
+        if self.r.peek() != Some(b'{') {
+            return Err(self.r.err("expected an event object"));
+        }
+        self.r.pos += 1;
+        let mut seen = 0u8;
+        let mut id = [0u8; 32];
+        let mut pubkey = [0u8; 32];
+        let mut sig = [0u8; 64];
+        let mut created_at = 0u64;
+        let mut kind = 0u16;
+        let mut content = "";
+        let mut content_raw: &'a [u8] = &[];
+        let mut tags = Parsed::EMPTY;
+        self.r.ws();
+        if self.r.peek() == Some(b'}') {
+            self.r.pos += 1;
+        } else {
+            loop {
+                self.r.ws();
+                let key_at = self.r.pos;
+                let key = self.key()?;
+                self.r.expect(b':', "expected ':'")?;
+                self.r.ws();
+                let bit = match key {
+                    b"id" => ID,
+                    b"pubkey" => PUBKEY,
+                    b"created_at" => CREATED_AT,
+                    b"kind" => KIND,
+                    b"tags" => TAGS,
+                    b"content" => CONTENT,
+                    b"sig" => SIG,
+                    _ => 0,
+                };
+                if seen & bit != 0 {
+                    return Err(DecodeError::Malformed {
+                        offset: key_at,
+                        what: "duplicate member in event",
+                    });
+                }
+                seen |= bit;
+                match bit {
+                    ID => id = self.hex::<32>("id must be 64 hex digits")?,
+                    PUBKEY => pubkey = self.hex::<32>("pubkey must be 64 hex digits")?,
+                    SIG => sig = self.hex::<64>("sig must be 128 hex digits")?,
+                    CREATED_AT => {
+                        created_at = self.r.u64("created_at must be an integer in 0..2^64")?
+                    }
+                    KIND => kind = self.kind()?,
+                    TAGS => tags = self.tags()?,
+                    CONTENT => {
+                        let s = self.r.string(self.alloc)?;
+                        content = s.text;
+                        content_raw = if s.canonical { s.raw } else { &[] };
+                    }
+                    _ => self.r.skip_value(depth + 1, self.cfg.limits.max_depth)?,
+                }
+                if !self.r.comma_or(b'}', "expected ',' or '}'")? {
+                    break;
+                }
+            }
+        }
+        let end = self.r.pos;
+        if seen != ALL {
+            return Err(DecodeError::Malformed {
+                offset: end - 1,
+                what: missing(seen),
+            });
+        }
+        let tags_repr = TagsRepr::Flat {
+            elems: tags.elems,
+            spans: tags.spans,
+        };
+        let id_state = match self.cfg.id_check {
+            IdCheck::Skip => IdState::Unchecked,
+            _ => {
+                let parts = CanonParts {
+                    pubkey: &pubkey,
+                    created_at,
+                    kind,
+                    tags: Tags::new(tags_repr, 0),
+                    tags_raw: tags.raw,
+                    content,
+                    content_raw,
+                };
+                if canonical::hash(&parts, self.cfg.control_chars) == id {
+                    IdState::Valid
+                } else if self.cfg.id_check == IdCheck::Require {
+                    return Err(DecodeError::Malformed {
+                        offset: start,
+                        what: "event id does not match its content",
+                    });
+                } else {
+                    IdState::Invalid
+                }
+            }
+        };
+        let rec = self.alloc.alloc(
+            EventRec {
+                id,
+                pubkey,
+                sig,
+                created_at,
+                kind,
+                id_state,
+                content,
+                tags: tags_repr,
+                letters: tags.letters,
+                raw: &self.r.b[start..end],
+            },
+            start,
+        )?;
+        Ok(Event::from_rec(rec))
+    }
+
+    /// The tags array; `pos` at its `[` (checked).
+    fn tags(&mut self) -> Result<Parsed<'a>, DecodeError> {
+        let start = self.r.pos;
+        if self.r.peek() != Some(b'[') {
+            return Err(self.r.err("tags must be an array"));
+        }
+        self.r.pos += 1;
+        // Capacities from the bytes left: an element takes at least 3
+        // (`"",`), a tag at least 5 (`[""],`), so neither table grows.
+        let rem = self.r.b.len() - self.r.pos;
+        let elem_cap = rem / 3 + 1;
+        let span_cap = rem / 5 + 1;
+        self.alloc.charge(
+            elem_cap * size_of::<&str>() + span_cap * size_of::<TagSpan>(),
+            start,
+        )?;
+        let bump = self.alloc.bump();
+        let mut elems: ArenaVec<'a, &'a str> = ArenaVec::with_capacity_in(elem_cap, bump);
+        let mut spans: ArenaVec<'a, TagSpan> = ArenaVec::with_capacity_in(span_cap, bump);
+        let mut letters = 0u64;
+        // Canonical when compact and free of non-canonical escapes: then
+        // the wire bytes are the id preimage's tags as they stand.
+        let mut clean = true;
+        let mut p = self.r.pos;
+        self.r.ws();
+        clean &= p == self.r.pos;
+        if self.r.peek() == Some(b']') {
+            self.r.pos += 1;
+        } else {
+            loop {
+                let tag_at = self.r.pos;
+                if self.r.peek() != Some(b'[') {
+                    return Err(self.r.err("a tag must be an array of strings"));
+                }
+                self.r.pos += 1;
+                let first = elems.len();
+                loop {
+                    p = self.r.pos;
+                    self.r.ws();
+                    clean &= p == self.r.pos;
+                    if self.r.peek() != Some(b'"') {
+                        if self.r.peek() == Some(b']') && elems.len() == first {
+                            return Err(DecodeError::Malformed {
+                                offset: tag_at,
+                                what: "empty tag",
+                            });
+                        }
+                        return Err(self.r.err("a tag element must be a string"));
+                    }
+                    let s = self.r.string(self.alloc)?;
+                    clean &= s.canonical;
+                    elems.push(s.text);
+                    p = self.r.pos;
+                    let more = self.r.comma_or(b']', "expected ',' or ']' in tag")?;
+                    clean &= p + 1 == self.r.pos;
+                    if !more {
+                        break;
+                    }
+                }
+                let n = elems.len() - first;
+                self.count_items(n + 1, tag_at)?;
+                letters |= letter_bit(elems[first]);
+                spans.push(TagSpan {
+                    start: first as u32,
+                    len: n as u32,
+                });
+                p = self.r.pos;
+                let more = self.r.comma_or(b']', "expected ',' or ']' after tag")?;
+                clean &= p + 1 == self.r.pos;
+                if !more {
+                    break;
+                }
+                p = self.r.pos;
+                self.r.ws();
+                clean &= p == self.r.pos;
+            }
+        }
+        Ok(Parsed {
+            elems: elems.into_bump_slice(),
+            spans: spans.into_bump_slice(),
+            letters,
+            raw: if clean {
+                &self.r.b[start..self.r.pos]
+            } else {
+                &[]
+            },
+        })
+    }
+}
+
+/// A decoded tags array.
+struct Parsed<'a> {
+    elems: &'a [&'a str],
+    spans: &'a [TagSpan],
+    letters: u64,
+    /// The wire bytes when they are already canonical, else empty.
+    raw: &'a [u8],
+}
+
+impl Parsed<'_> {
+    const EMPTY: Parsed<'static> = Parsed {
+        elems: &[],
+        spans: &[],
+        letters: 0,
+        raw: &[],
+    };
+}
+
+impl Decoder {
+    /// Decode one bare event object (NIP-01), with this decoder's limits
+    /// and id check. Whitespace may surround it; anything else after it is
+    /// an error.
+    ///
+    /// ```
+    /// use quarry::Arena;
+    /// use quarry_nostr::{Decoder, IdCheck};
+    ///
+    /// let arena = Arena::new();
+    /// let json = quarry_nostr::doc_event();
+    /// let event = Decoder::new().decode_event(&arena, json.as_bytes())?;
+    /// assert_eq!(event.id_valid(), Some(true));
+    ///
+    /// // One changed character in the content: the id no longer matches.
+    /// let forged = json.replace("prisons", "prisms");
+    /// assert!(Decoder::new().decode_event(&arena, forged.as_bytes()).is_err());
+    /// let report = Decoder { id_check: IdCheck::Report, ..Decoder::new() };
+    /// let event = report.decode_event(&arena, forged.as_bytes())?;
+    /// assert_eq!(event.id_valid(), Some(false));
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn decode_event<'a>(
+        &self,
+        arena: &'a Arena,
+        input: &'a [u8],
+    ) -> Result<Event<'a>, DecodeError> {
+        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let mut d = Dec::new(arena, &alloc, self, input)?;
+        let event = d.event(0)?;
+        d.finish()?;
+        Ok(event)
+    }
+}
+
+/// Decode one bare event object with the default [`Decoder`] (ids must
+/// match).
+///
+/// ```
+/// let arena = quarry::Arena::new();
+/// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+/// assert_eq!(event.kind(), 1);
+/// let err = quarry_nostr::decode_event(&arena, br#"{"kind":70000}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "kind must be an integer in 0..=65535 at byte 8");
+/// # Ok::<(), quarry::DecodeError>(())
+/// ```
+pub fn decode_event<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Event<'a>, DecodeError> {
+    Decoder::new().decode_event(arena, input)
+}

@@ -1,0 +1,334 @@
+//! Encoding back to JSON into a caller's buffer: the canonical id
+//! preimage and the wire form of events and messages.
+
+use crate::canonical::{self, CanonParts, Sink, put_string, put_tags, put_u64};
+use crate::event::Event;
+use crate::filter::Filters;
+use crate::hex;
+use crate::message::{ClientMessage, Message, RelayMessage};
+use crate::options::ControlChars;
+
+/// Extra members a caller appends to each event object written by the
+/// `write_json_with` methods: called with the event and the buffer just
+/// before the event's closing `}`; write `,"name":value` pairs.
+pub type EventExtra<'f> = &'f mut dyn FnMut(Event<'_>, &mut Vec<u8>);
+
+impl<'a> Event<'a> {
+    fn canon_parts(self) -> CanonParts<'a> {
+        CanonParts {
+            pubkey: self.pubkey(),
+            created_at: self.created_at(),
+            kind: self.kind(),
+            tags: self.tags(),
+            tags_raw: &[],
+            content: self.content(),
+            content_raw: &[],
+        }
+    }
+
+    /// Append the canonical serialization `[0,pubkey,created_at,kind,tags,content]`
+    /// (the id preimage) to `out`.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let mut out = Vec::new();
+    /// event.write_canonical(&mut out, quarry_nostr::ControlChars::Escape);
+    /// assert!(out.starts_with(b"[0,\"989c0b76"));
+    /// assert!(out.ends_with(b"prison walls.\"]"));
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn write_canonical(self, out: &mut Vec<u8>, control: ControlChars) {
+        canonical::put_canonical(out, &self.canon_parts(), control);
+    }
+
+    /// The id this event's content hashes to (SHA-256 of the canonical
+    /// serialization, no allocation).
+    pub fn compute_id(self, control: ControlChars) -> [u8; 32] {
+        canonical::hash(&self.canon_parts(), control)
+    }
+
+    /// Whether [`id`](Self::id) matches the content, with the default
+    /// control-character rule.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// assert!(event.verify_id());
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn verify_id(self) -> bool {
+        self.compute_id(ControlChars::Escape) == *self.id()
+    }
+
+    /// Append the event as a compact JSON object in NIP-01's member order
+    /// (`id`, `pubkey`, `created_at`, `kind`, `tags`, `content`, `sig`),
+    /// hex in lower case, strings escaped as JSON.stringify does.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let json = quarry_nostr::doc_event();
+    /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
+    /// let mut out = Vec::new();
+    /// event.write_json(&mut out);
+    /// assert_eq!(out, json.as_bytes());
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn write_json(self, out: &mut Vec<u8>) {
+        self.put_json(out, None);
+    }
+
+    /// [`write_json`](Self::write_json) with extra members appended by
+    /// `extra`.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let mut out = Vec::new();
+    /// event.write_json_with(&mut out, &mut |e, out| {
+    ///     out.extend_from_slice(if e.id_valid() == Some(true) { b",\"id_valid\":true" } else { b",\"id_valid\":false" })
+    /// });
+    /// assert!(out.ends_with(b"\"id_valid\":true}"));
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn write_json_with(self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+        self.put_json(out, Some(extra));
+    }
+
+    fn put_json(self, out: &mut Vec<u8>, extra: Option<EventExtra<'_>>) {
+        let id: [u8; 64] = hex::encode(self.id());
+        let pk: [u8; 64] = hex::encode(self.pubkey());
+        let sig: [u8; 128] = hex::encode(self.sig());
+        out.reserve(self.content().len() + 256);
+        out.put(b"{\"id\":\"");
+        out.put(&id);
+        out.put(b"\",\"pubkey\":\"");
+        out.put(&pk);
+        out.put(b"\",\"created_at\":");
+        put_u64(out, self.created_at());
+        out.put(b",\"kind\":");
+        put_u64(out, u64::from(self.kind()));
+        out.put(b",\"tags\":");
+        put_tags(out, self.tags(), ControlChars::Escape);
+        out.put(b",\"content\":");
+        put_string(out, self.content(), ControlChars::Escape);
+        out.put(b",\"sig\":\"");
+        out.put(&sig);
+        out.put(b"\"");
+        if let Some(extra) = extra {
+            extra(self, out);
+        }
+        out.put(b"}");
+    }
+}
+
+fn put_filters(out: &mut Vec<u8>, filters: Filters<'_>) {
+    for f in filters.iter() {
+        out.put(b",");
+        f.put_json(out);
+    }
+}
+
+fn put_str_elem(out: &mut Vec<u8>, s: &str) {
+    out.put(b",");
+    put_string(out, s, ControlChars::Escape);
+}
+
+fn put_event_elem(out: &mut Vec<u8>, event: Event<'_>, extra: &mut Option<EventExtra<'_>>) {
+    out.put(b",");
+    event.put_json(out, extra.as_mut().map(|f| &mut **f as EventExtra<'_>));
+}
+
+impl RelayMessage<'_> {
+    /// Append the message as compact JSON.
+    ///
+    /// ```
+    /// let msg = quarry_nostr::RelayMessage::Ok { event_id: [0xab; 32], accepted: false, message: "blocked: \"spam\"" };
+    /// let mut out = Vec::new();
+    /// msg.write_json(&mut out);
+    /// let want = format!(r#"["OK","{}",false,"blocked: \"spam\""]"#, "ab".repeat(32));
+    /// assert_eq!(String::from_utf8(out).unwrap(), want);
+    /// ```
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        self.put_json(out, None);
+    }
+
+    /// [`write_json`](Self::write_json) with extra members in the event
+    /// object.
+    pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+        self.put_json(out, Some(extra));
+    }
+
+    fn put_json(&self, out: &mut Vec<u8>, mut extra: Option<EventExtra<'_>>) {
+        match *self {
+            Self::Event { sub_id, event } => {
+                out.put(b"[\"EVENT\"");
+                put_str_elem(out, sub_id);
+                put_event_elem(out, event, &mut extra);
+            }
+            Self::Ok {
+                event_id,
+                accepted,
+                message,
+            } => {
+                let id: [u8; 64] = hex::encode(&event_id);
+                out.put(b"[\"OK\",\"");
+                out.put(&id);
+                out.put(if accepted { b"\",true" } else { b"\",false" });
+                put_str_elem(out, message);
+            }
+            Self::Eose { sub_id } => {
+                out.put(b"[\"EOSE\"");
+                put_str_elem(out, sub_id);
+            }
+            Self::Closed { sub_id, message } => {
+                out.put(b"[\"CLOSED\"");
+                put_str_elem(out, sub_id);
+                put_str_elem(out, message);
+            }
+            Self::Notice { message } => {
+                out.put(b"[\"NOTICE\"");
+                put_str_elem(out, message);
+            }
+            Self::Auth { challenge } => {
+                out.put(b"[\"AUTH\"");
+                put_str_elem(out, challenge);
+            }
+            Self::Count {
+                sub_id,
+                count,
+                approximate,
+                hll,
+            } => {
+                out.put(b"[\"COUNT\"");
+                put_str_elem(out, sub_id);
+                out.put(b",{\"count\":");
+                put_u64(out, count);
+                if let Some(a) = approximate {
+                    out.put(if a {
+                        b",\"approximate\":true"
+                    } else {
+                        b",\"approximate\":false"
+                    });
+                }
+                if let Some(h) = hll {
+                    out.put(b",\"hll\":");
+                    put_string(out, h, ControlChars::Escape);
+                }
+                out.put(b"}");
+            }
+            Self::NegMsg { sub_id, message } => {
+                out.put(b"[\"NEG-MSG\"");
+                put_str_elem(out, sub_id);
+                put_str_elem(out, message);
+            }
+            Self::NegErr { sub_id, reason } => {
+                out.put(b"[\"NEG-ERR\"");
+                put_str_elem(out, sub_id);
+                put_str_elem(out, reason);
+            }
+        }
+        out.put(b"]");
+    }
+}
+
+impl ClientMessage<'_> {
+    /// Append the message as compact JSON.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let json = br##"["REQ","s",{"kinds":[1],"#t":["nostr"],"limit":5}]"##;
+    /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
+    /// let mut out = Vec::new();
+    /// msg.write_json(&mut out);
+    /// assert_eq!(out, json);
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        self.put_json(out, None);
+    }
+
+    /// [`write_json`](Self::write_json) with extra members in the event
+    /// object.
+    pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+        self.put_json(out, Some(extra));
+    }
+
+    fn put_json(&self, out: &mut Vec<u8>, mut extra: Option<EventExtra<'_>>) {
+        match *self {
+            Self::Event(event) => {
+                out.put(b"[\"EVENT\"");
+                put_event_elem(out, event, &mut extra);
+            }
+            Self::Auth(event) => {
+                out.put(b"[\"AUTH\"");
+                put_event_elem(out, event, &mut extra);
+            }
+            Self::Req { sub_id, filters } => {
+                out.put(b"[\"REQ\"");
+                put_str_elem(out, sub_id);
+                put_filters(out, filters);
+            }
+            Self::Count { sub_id, filters } => {
+                out.put(b"[\"COUNT\"");
+                put_str_elem(out, sub_id);
+                put_filters(out, filters);
+            }
+            Self::Close { sub_id } => {
+                out.put(b"[\"CLOSE\"");
+                put_str_elem(out, sub_id);
+            }
+            Self::NegOpen {
+                sub_id,
+                filter,
+                message,
+            } => {
+                out.put(b"[\"NEG-OPEN\"");
+                put_str_elem(out, sub_id);
+                put_filters(out, filter);
+                put_str_elem(out, message);
+            }
+            Self::NegMsg { sub_id, message } => {
+                out.put(b"[\"NEG-MSG\"");
+                put_str_elem(out, sub_id);
+                put_str_elem(out, message);
+            }
+            Self::NegClose { sub_id } => {
+                out.put(b"[\"NEG-CLOSE\"");
+                put_str_elem(out, sub_id);
+            }
+        }
+        out.put(b"]");
+    }
+}
+
+impl Message<'_> {
+    /// Append the message as compact JSON.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Relay(m) => m.write_json(out),
+            Self::Client(m) => m.write_json(out),
+        }
+    }
+
+    /// [`write_json`](Self::write_json) with extra members in the event
+    /// object.
+    pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+        match self {
+            Self::Relay(m) => m.write_json_with(out, extra),
+            Self::Client(m) => m.write_json_with(out, extra),
+        }
+    }
+}
+
+/// Append `s` as a JSON string (quotes included), escaped as
+/// JSON.stringify does.
+///
+/// ```
+/// let mut out = Vec::new();
+/// quarry_nostr::write_json_string(&mut out, "a\"b\n\u{1}");
+/// assert_eq!(out, br#""a\"b\n\u0001""#);
+/// ```
+pub fn write_json_string(out: &mut Vec<u8>, s: &str) {
+    put_string(out, s, ControlChars::Escape);
+}

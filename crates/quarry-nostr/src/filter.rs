@@ -1,0 +1,516 @@
+//! REQ/COUNT filters: decoded into shared per-message tables, viewed as
+//! [`Filter`]s, matched against events without building an index.
+
+use std::fmt;
+
+use quarry::bumpalo::collections::Vec as ArenaVec;
+use quarry::{BoundedAlloc, DecodeError};
+
+use crate::canonical::{Sink, put_string, put_u64};
+use crate::decode::Dec;
+use crate::event::Event;
+use crate::hex;
+use crate::options::ControlChars;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Range32 {
+    start: u32,
+    len: u32,
+}
+
+impl Range32 {
+    fn of<T>(self, pool: &[T]) -> &[T] {
+        let s = self.start as usize;
+        pool.get(s..s + self.len as usize).unwrap_or(&[])
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TagListRec {
+    letter: u8,
+    values: Range32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FilterRec<'a> {
+    ids: Option<Range32>,
+    authors: Option<Range32>,
+    kinds: Option<Range32>,
+    tags: Range32,
+    since: Option<u64>,
+    until: Option<u64>,
+    limit: Option<u64>,
+    search: Option<&'a str>,
+}
+
+/// The tables every filter of one message points into.
+pub(crate) struct FilterPools<'a> {
+    keys: &'a [[u8; 32]],
+    kinds: &'a [u16],
+    values: &'a [&'a str],
+    tag_lists: &'a [TagListRec],
+}
+
+/// The filters of a REQ or COUNT message.
+///
+/// ```
+/// let arena = quarry::Arena::new();
+/// let json = br##"["REQ","feed",{"kinds":[1,6],"#t":["nostr"],"limit":20},{"authors":["6e468422dfb74a5738702a8823b9b28168abab8655faacb6853cd0ee15deee93"]}]"##;
+/// let msg = quarry_nostr::decode_client_message(&arena, json)?;
+/// let quarry_nostr::ClientMessage::Req { sub_id, filters } = msg else { unreachable!() };
+/// assert_eq!(sub_id, "feed");
+/// assert_eq!(filters.len(), 2);
+/// let f = filters.get(0).unwrap();
+/// assert_eq!(f.kinds(), Some(&[1u16, 6][..]));
+/// assert_eq!(f.tag_values(b't'), Some(&["nostr"][..]));
+/// assert_eq!(f.limit(), Some(20));
+/// assert_eq!(filters.get(1).unwrap().authors().unwrap().len(), 1);
+/// # Ok::<(), quarry::DecodeError>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct Filters<'a> {
+    recs: &'a [FilterRec<'a>],
+    pools: &'a FilterPools<'a>,
+}
+
+impl<'a> Filters<'a> {
+    /// Number of filters.
+    pub fn len(self) -> usize {
+        self.recs.len()
+    }
+
+    /// True when the message carried no filter.
+    pub fn is_empty(self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// Filter `i`.
+    pub fn get(self, i: usize) -> Option<Filter<'a>> {
+        Some(Filter {
+            rec: self.recs.get(i)?,
+            pools: self.pools,
+        })
+    }
+
+    /// The filters, in wire order.
+    pub fn iter(self) -> impl ExactSizeIterator<Item = Filter<'a>> {
+        let pools = self.pools;
+        self.recs.iter().map(move |rec| Filter { rec, pools })
+    }
+
+    /// Whether any filter matches `event` (filters are OR'd).
+    pub fn matches(self, event: Event<'_>) -> bool {
+        self.iter().any(|f| f.matches(event))
+    }
+}
+
+impl fmt::Debug for Filters<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// One filter: lists are OR'd inside, members AND'ed.
+#[derive(Clone, Copy)]
+pub struct Filter<'a> {
+    rec: &'a FilterRec<'a>,
+    pools: &'a FilterPools<'a>,
+}
+
+impl<'a> Filter<'a> {
+    /// `ids`, when present.
+    pub fn ids(self) -> Option<&'a [[u8; 32]]> {
+        self.rec.ids.map(|r| r.of(self.pools.keys))
+    }
+
+    /// `authors`, when present.
+    pub fn authors(self) -> Option<&'a [[u8; 32]]> {
+        self.rec.authors.map(|r| r.of(self.pools.keys))
+    }
+
+    /// `kinds`, when present.
+    pub fn kinds(self) -> Option<&'a [u16]> {
+        self.rec.kinds.map(|r| r.of(self.pools.kinds))
+    }
+
+    /// `since` (inclusive).
+    pub fn since(self) -> Option<u64> {
+        self.rec.since
+    }
+
+    /// `until` (inclusive).
+    pub fn until(self) -> Option<u64> {
+        self.rec.until
+    }
+
+    /// `limit`.
+    pub fn limit(self) -> Option<u64> {
+        self.rec.limit
+    }
+
+    /// `search` (NIP-50).
+    pub fn search(self) -> Option<&'a str> {
+        self.rec.search
+    }
+
+    /// The values of `#letter`, when present.
+    pub fn tag_values(self, letter: u8) -> Option<&'a [&'a str]> {
+        self.tag_lists()
+            .find(|(l, _)| *l == letter)
+            .map(|(_, values)| values)
+    }
+
+    /// Every `#x` member: the letter and its values, in wire order.
+    pub fn tag_lists(self) -> impl Iterator<Item = (u8, &'a [&'a str])> {
+        let pools = self.pools;
+        self.rec
+            .tags
+            .of(pools.tag_lists)
+            .iter()
+            .map(move |t| (t.letter, t.values.of(pools.values)))
+    }
+
+    /// Whether `event` matches (NIP-01; `limit` and `search` are not
+    /// event conditions and are ignored). Tag conditions use the event's
+    /// single-letter index, so nothing is allocated.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let req = br##"["REQ","s",{"kinds":[1],"#p":["bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]}]"##;
+    /// let quarry_nostr::ClientMessage::Req { filters, .. } = quarry_nostr::decode_client_message(&arena, req)? else { unreachable!() };
+    /// assert!(filters.get(0).unwrap().matches(event));
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn matches(self, event: Event<'_>) -> bool {
+        if self.ids().is_some_and(|ids| !ids.contains(event.id()))
+            || self.authors().is_some_and(|a| !a.contains(event.pubkey()))
+            || self.kinds().is_some_and(|k| !k.contains(&event.kind()))
+            || self.since().is_some_and(|s| event.created_at() < s)
+            || self.until().is_some_and(|u| event.created_at() > u)
+        {
+            return false;
+        }
+        let tags = event.tags();
+        self.tag_lists().all(|(letter, values)| {
+            tags.has_letter(letter) && tags.letter_values(letter).any(|v| values.contains(&v))
+        })
+    }
+
+    /// Write the filter as a compact JSON object.
+    pub(crate) fn put_json<S: Sink>(self, out: &mut S) {
+        let mut sep = Sep::default();
+        let keys = |out: &mut S, sep: &mut Sep, name: &[u8], list: &[[u8; 32]]| {
+            sep.next(out);
+            out.put(name);
+            out.put(b":[");
+            for (i, k) in list.iter().enumerate() {
+                if i > 0 {
+                    out.put(b",");
+                }
+                let h: [u8; 64] = hex::encode(k);
+                out.put(b"\"");
+                out.put(&h);
+                out.put(b"\"");
+            }
+            out.put(b"]");
+        };
+        out.put(b"{");
+        if let Some(ids) = self.ids() {
+            keys(out, &mut sep, b"\"ids\"", ids);
+        }
+        if let Some(authors) = self.authors() {
+            keys(out, &mut sep, b"\"authors\"", authors);
+        }
+        if let Some(kinds) = self.kinds() {
+            sep.next(out);
+            out.put(b"\"kinds\":[");
+            for (i, k) in kinds.iter().enumerate() {
+                if i > 0 {
+                    out.put(b",");
+                }
+                put_u64(out, u64::from(*k));
+            }
+            out.put(b"]");
+        }
+        for (letter, values) in self.tag_lists() {
+            sep.next(out);
+            out.put(&[b'"', b'#', letter, b'"', b':', b'[']);
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    out.put(b",");
+                }
+                put_string(out, v, ControlChars::Escape);
+            }
+            out.put(b"]");
+        }
+        for (name, v) in [
+            (&b"\"since\":"[..], self.since()),
+            (b"\"until\":", self.until()),
+            (b"\"limit\":", self.limit()),
+        ] {
+            if let Some(v) = v {
+                sep.next(out);
+                out.put(name);
+                put_u64(out, v);
+            }
+        }
+        if let Some(s) = self.search() {
+            sep.next(out);
+            out.put(b"\"search\":");
+            put_string(out, s, ControlChars::Escape);
+        }
+        out.put(b"}");
+    }
+}
+
+#[derive(Default)]
+struct Sep(bool);
+
+impl Sep {
+    fn next<S: Sink>(&mut self, out: &mut S) {
+        if self.0 {
+            out.put(b",");
+        }
+        self.0 = true;
+    }
+}
+
+impl fmt::Debug for Filter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = Vec::new();
+        self.put_json(&mut out);
+        f.write_str(&String::from_utf8_lossy(&out))
+    }
+}
+
+/// Push with doubling growth, charging the budget for each new buffer.
+fn push<'a, T>(
+    alloc: &BoundedAlloc<'a>,
+    v: &mut ArenaVec<'a, T>,
+    x: T,
+    at: usize,
+) -> Result<(), DecodeError> {
+    if v.len() == v.capacity() {
+        let add = v.capacity().max(4);
+        alloc.charge((v.capacity() + add) * size_of::<T>(), at)?;
+        v.reserve_exact(add);
+    }
+    v.push(x);
+    Ok(())
+}
+
+/// The growing tables while a message's filters are read.
+struct Building<'a> {
+    recs: ArenaVec<'a, FilterRec<'a>>,
+    keys: ArenaVec<'a, [u8; 32]>,
+    kinds: ArenaVec<'a, u16>,
+    values: ArenaVec<'a, &'a str>,
+    tag_lists: ArenaVec<'a, TagListRec>,
+}
+
+impl<'a> Building<'a> {
+    fn new(bump: &'a quarry::bumpalo::Bump) -> Self {
+        Self {
+            recs: ArenaVec::new_in(bump),
+            keys: ArenaVec::new_in(bump),
+            kinds: ArenaVec::new_in(bump),
+            values: ArenaVec::new_in(bump),
+            tag_lists: ArenaVec::new_in(bump),
+        }
+    }
+}
+
+const IDS: u16 = 1;
+const AUTHORS: u16 = 2;
+const KINDS: u16 = 4;
+const SINCE: u16 = 8;
+const UNTIL: u16 = 16;
+const LIMIT: u16 = 32;
+const SEARCH: u16 = 64;
+
+impl<'a> Dec<'a, '_> {
+    /// Zero or more filter objects up to the message's closing `]`; `pos`
+    /// after the element before them.
+    pub(crate) fn filters(&mut self) -> Result<Filters<'a>, DecodeError> {
+        let mut b = Building::new(self.alloc.bump());
+        while self.r.comma_or(b']', "expected ',' or ']'")? {
+            self.filter_into(&mut b)?;
+        }
+        self.finish_filters(b)
+    }
+
+    /// Exactly one filter object (NEG-OPEN); `pos` before it.
+    pub(crate) fn one_filter(&mut self) -> Result<Filters<'a>, DecodeError> {
+        let mut b = Building::new(self.alloc.bump());
+        self.filter_into(&mut b)?;
+        self.finish_filters(b)
+    }
+
+    fn filter_into(&mut self, b: &mut Building<'a>) -> Result<(), DecodeError> {
+        self.r.ws();
+        let at = self.r.pos;
+        let rec = self.filter(b)?;
+        self.count_items(1, at)?;
+        push(self.alloc, &mut b.recs, rec, at)
+    }
+
+    fn finish_filters(&mut self, b: Building<'a>) -> Result<Filters<'a>, DecodeError> {
+        let pools = self.alloc.alloc(
+            FilterPools {
+                keys: b.keys.into_bump_slice(),
+                kinds: b.kinds.into_bump_slice(),
+                values: b.values.into_bump_slice(),
+                tag_lists: b.tag_lists.into_bump_slice(),
+            },
+            self.r.pos,
+        )?;
+        Ok(Filters {
+            recs: b.recs.into_bump_slice(),
+            pools,
+        })
+    }
+
+    /// One filter object (depth 1 in its message).
+    fn filter(&mut self, b: &mut Building<'a>) -> Result<FilterRec<'a>, DecodeError> {
+        self.r.ws();
+        if self.r.peek() != Some(b'{') {
+            return Err(self.r.err("expected a filter object"));
+        }
+        self.r.pos += 1;
+        let mut rec = FilterRec::default();
+        let mut seen = 0u16;
+        let mut letters = 0u64;
+        let tags_start = b.tag_lists.len();
+        self.r.ws();
+        if self.r.peek() == Some(b'}') {
+            self.r.pos += 1;
+            return Ok(rec);
+        }
+        loop {
+            self.r.ws();
+            let key_at = self.r.pos;
+            let key = self.key()?;
+            self.r.expect(b':', "expected ':'")?;
+            self.r.ws();
+            let bit = match key {
+                b"ids" => IDS,
+                b"authors" => AUTHORS,
+                b"kinds" => KINDS,
+                b"since" => SINCE,
+                b"until" => UNTIL,
+                b"limit" => LIMIT,
+                b"search" => SEARCH,
+                _ => 0,
+            };
+            let dup = DecodeError::Malformed {
+                offset: key_at,
+                what: "duplicate member in filter",
+            };
+            if seen & bit != 0 {
+                return Err(dup);
+            }
+            seen |= bit;
+            match (bit, key) {
+                (IDS | AUTHORS, _) => {
+                    let start = b.keys.len();
+                    self.list(|d| {
+                        let at = d.r.pos;
+                        let k = d.hex::<32>("ids and authors must be 64 hex digits")?;
+                        push(d.alloc, &mut b.keys, k, at)
+                    })?;
+                    let r = Some(Range32 {
+                        start: start as u32,
+                        len: (b.keys.len() - start) as u32,
+                    });
+                    if bit == IDS {
+                        rec.ids = r;
+                    } else {
+                        rec.authors = r;
+                    }
+                }
+                (KINDS, _) => {
+                    let start = b.kinds.len();
+                    self.list(|d| {
+                        let at = d.r.pos;
+                        let k = d.kind()?;
+                        push(d.alloc, &mut b.kinds, k, at)
+                    })?;
+                    rec.kinds = Some(Range32 {
+                        start: start as u32,
+                        len: (b.kinds.len() - start) as u32,
+                    });
+                }
+                (SINCE, _) => rec.since = Some(self.r.u64("since must be an integer")?),
+                (UNTIL, _) => rec.until = Some(self.r.u64("until must be an integer")?),
+                (LIMIT, _) => rec.limit = Some(self.r.u64("limit must be an integer")?),
+                (SEARCH, _) => rec.search = Some(self.r.string(self.alloc)?.text),
+                (_, [b'#', letter]) if letter.is_ascii_alphabetic() => {
+                    let letter = *letter;
+                    let lb = if letter.is_ascii_lowercase() {
+                        1u64 << (letter - b'a')
+                    } else {
+                        1u64 << (26 + letter - b'A')
+                    };
+                    if letters & lb != 0 {
+                        return Err(dup);
+                    }
+                    letters |= lb;
+                    let start = b.values.len();
+                    self.list(|d| {
+                        d.r.ws();
+                        let at = d.r.pos;
+                        let s = d.r.string(d.alloc)?.text;
+                        push(d.alloc, &mut b.values, s, at)
+                    })?;
+                    push(
+                        self.alloc,
+                        &mut b.tag_lists,
+                        TagListRec {
+                            letter,
+                            values: Range32 {
+                                start: start as u32,
+                                len: (b.values.len() - start) as u32,
+                            },
+                        },
+                        key_at,
+                    )?;
+                }
+                _ => self.r.skip_value(2, self.cfg.limits.max_depth)?,
+            }
+            if !self.r.comma_or(b'}', "expected ',' or '}'")? {
+                break;
+            }
+        }
+        rec.tags = Range32 {
+            start: tags_start as u32,
+            len: (b.tag_lists.len() - tags_start) as u32,
+        };
+        Ok(rec)
+    }
+
+    /// A JSON array whose items `item` reads; `pos` at the `[` (checked).
+    fn list(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        if self.r.peek() != Some(b'[') {
+            return Err(self.r.err("expected an array"));
+        }
+        self.r.pos += 1;
+        self.r.ws();
+        if self.r.peek() == Some(b']') {
+            self.r.pos += 1;
+            return Ok(());
+        }
+        loop {
+            self.r.ws();
+            let at = self.r.pos;
+            self.count_items(1, at)?;
+            item(self)?;
+            if !self.r.comma_or(b']', "expected ',' or ']'")? {
+                return Ok(());
+            }
+        }
+    }
+}

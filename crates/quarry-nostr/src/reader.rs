@@ -1,0 +1,575 @@
+//! The JSON reader, tuned to NIP-01: a cursor over input that is already
+//! known to be UTF-8, word-at-a-time string scanning, the full string
+//! grammar (escapes, `\uXXXX`, surrogate pairs) and a non-recursive skipper
+//! for members nobody asked for.
+
+use quarry::bumpalo::collections::String as ArenaString;
+use quarry::{BoundedAlloc, DecodeError};
+
+use crate::options::ControlChars;
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Index of the first byte at or after `i` that ends a plain run inside a
+/// JSON string (`"`, `\` or a control character below 0x20), or
+/// `b.len()`.
+#[inline]
+pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let w = u64::from_le_bytes(word);
+        let q = w ^ (LO * b'"' as u64);
+        let s = w ^ (LO * b'\\' as u64);
+        // Each term flags bytes that are zero (or below 0x20 for `w`); a
+        // borrow can only add false flags above a true one, so the lowest
+        // flag is exact.
+        let hit = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (w.wrapping_sub(LO * 0x20) & !w))
+            & HI;
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+/// A decoded JSON string.
+#[derive(Clone, Copy)]
+pub(crate) struct JStr<'a> {
+    /// The decoded text (borrowed from the input when it had no escape).
+    pub text: &'a str,
+    /// The wire bytes from the opening quote to the closing quote, both
+    /// included.
+    pub raw: &'a [u8],
+    /// The wire bytes are exactly the canonical (id hash) form of `text`.
+    pub canonical: bool,
+}
+
+/// One decoded escape sequence.
+struct Escape {
+    ch: char,
+    /// Bytes the escape takes on the wire.
+    len: usize,
+    /// The wire form is the form the canonical serialization writes.
+    canonical: bool,
+}
+
+#[inline]
+fn hex_val(c: u8) -> Option<u32> {
+    match c {
+        b'0'..=b'9' => Some(u32::from(c - b'0')),
+        b'a'..=b'f' => Some(u32::from(c - b'a' + 10)),
+        b'A'..=b'F' => Some(u32::from(c - b'A' + 10)),
+        _ => None,
+    }
+}
+
+pub(crate) struct Reader<'a> {
+    pub src: &'a str,
+    pub b: &'a [u8],
+    pub pos: usize,
+    pub control: ControlChars,
+}
+
+pub(crate) fn unexpected(b: &[u8], offset: usize, context: &'static str) -> DecodeError {
+    match b.get(offset) {
+        Some(&byte) => DecodeError::UnexpectedByte {
+            offset,
+            byte,
+            context,
+        },
+        None => DecodeError::UnexpectedEof { offset },
+    }
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(input: &'a [u8], control: ControlChars) -> Result<Self, DecodeError> {
+        // One validation pass for the whole input: every string slice taken
+        // later is then a `&str` without a check of its own, and structure
+        // outside strings is ASCII anyway.
+        let src = std::str::from_utf8(input).map_err(|e| DecodeError::InvalidUtf8 {
+            offset: e.valid_up_to(),
+        })?;
+        Ok(Self {
+            src,
+            b: input,
+            pos: 0,
+            control,
+        })
+    }
+
+    #[inline]
+    pub fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    #[inline]
+    pub fn err(&self, context: &'static str) -> DecodeError {
+        unexpected(self.b, self.pos, context)
+    }
+
+    #[inline]
+    pub fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.pos) {
+            if c > b' ' || !(c == b' ' || c == b'\n' || c == b'\r' || c == b'\t') {
+                return;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Skip whitespace, then consume `byte` or fail with `context`.
+    #[inline]
+    pub fn expect(&mut self, byte: u8, context: &'static str) -> Result<(), DecodeError> {
+        self.ws();
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.err(context))
+        }
+    }
+
+    /// After a member or element: skip whitespace, consume `,` (returns
+    /// true) or `close` (returns false).
+    #[inline]
+    pub fn comma_or(&mut self, close: u8, context: &'static str) -> Result<bool, DecodeError> {
+        self.ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            _ => Err(self.err(context)),
+        }
+    }
+
+    /// Decode the escape at `at` (which holds the backslash).
+    fn escape(&self, at: usize) -> Result<Escape, DecodeError> {
+        let b = self.b;
+        let Some(&c) = b.get(at + 1) else {
+            return Err(DecodeError::UnexpectedEof { offset: at + 1 });
+        };
+        let simple = |ch: char| {
+            Ok(Escape {
+                ch,
+                len: 2,
+                canonical: true,
+            })
+        };
+        match c {
+            b'"' => simple('"'),
+            b'\\' => simple('\\'),
+            b'n' => simple('\n'),
+            b'r' => simple('\r'),
+            b't' => simple('\t'),
+            b'b' => simple('\u{8}'),
+            b'f' => simple('\u{c}'),
+            b'/' => Ok(Escape {
+                ch: '/',
+                len: 2,
+                canonical: false,
+            }),
+            b'u' => {
+                let hi = self.hex4(at + 2)?;
+                if (0xDC00..0xE000).contains(&hi) {
+                    return Err(DecodeError::Malformed {
+                        offset: at,
+                        what: "lone low surrogate escape",
+                    });
+                }
+                if (0xD800..0xDC00).contains(&hi) {
+                    if b.get(at + 6) != Some(&b'\\') || b.get(at + 7) != Some(&b'u') {
+                        return Err(DecodeError::Malformed {
+                            offset: at,
+                            what: "lone high surrogate escape",
+                        });
+                    }
+                    let lo = self.hex4(at + 8)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return Err(DecodeError::Malformed {
+                            offset: at,
+                            what: "lone high surrogate escape",
+                        });
+                    }
+                    let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    let ch = char::from_u32(cp).ok_or(DecodeError::Malformed {
+                        offset: at,
+                        what: "invalid surrogate pair",
+                    })?;
+                    return Ok(Escape {
+                        ch,
+                        len: 12,
+                        canonical: false,
+                    });
+                }
+                let ch = char::from_u32(hi).ok_or(DecodeError::Malformed {
+                    offset: at,
+                    what: "invalid \\u escape",
+                })?;
+                // The canonical form writes the C0 controls that have no
+                // short escape as `\u00xx` with lower-case digits
+                // (JSON.stringify, serde_json) unless told to write them
+                // verbatim.
+                let canonical = hi < 0x20
+                    && !matches!(hi, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
+                    && self.control == ControlChars::Escape
+                    && b.get(at + 2..at + 6).is_some_and(|d| {
+                        d[0] == b'0'
+                            && d[1] == b'0'
+                            && !d[2].is_ascii_uppercase()
+                            && !d[3].is_ascii_uppercase()
+                    });
+                Ok(Escape {
+                    ch,
+                    len: 6,
+                    canonical,
+                })
+            }
+            _ => Err(DecodeError::Malformed {
+                offset: at,
+                what: "invalid escape sequence",
+            }),
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Result<u32, DecodeError> {
+        let mut v = 0u32;
+        for i in 0..4 {
+            let Some(&c) = self.b.get(at + i) else {
+                return Err(DecodeError::UnexpectedEof { offset: at + i });
+            };
+            let d = hex_val(c).ok_or(DecodeError::Malformed {
+                offset: at + i,
+                what: "invalid hex digit in \\u escape",
+            })?;
+            v = (v << 4) | d;
+        }
+        Ok(v)
+    }
+
+    #[cold]
+    fn control_error(&self, at: usize) -> DecodeError {
+        match self.b.get(at) {
+            Some(_) => DecodeError::Malformed {
+                offset: at,
+                what: "raw control character in string",
+            },
+            None => DecodeError::UnexpectedEof { offset: at },
+        }
+    }
+
+    /// Read a string; `pos` must be at its opening quote (checked).
+    #[inline]
+    pub fn string(&mut self, alloc: &BoundedAlloc<'a>) -> Result<JStr<'a>, DecodeError> {
+        let start = self.pos;
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a string"));
+        }
+        let end = find_special(self.b, start + 1);
+        match self.b.get(end) {
+            Some(b'"') => {
+                self.pos = end + 1;
+                let text = self.src.get(start + 1..end).unwrap_or_default();
+                Ok(JStr {
+                    text,
+                    raw: &self.b[start..end + 1],
+                    canonical: true,
+                })
+            }
+            Some(b'\\') => self.escaped_string(start, end, alloc),
+            _ => Err(self.control_error(end)),
+        }
+    }
+
+    /// The slow path: the string has an escape at `first_escape`. Walk it
+    /// once to find its end (and check every escape), then decode it into
+    /// the arena with exact capacity.
+    #[cold]
+    #[inline(never)]
+    fn escaped_string(
+        &mut self,
+        start: usize,
+        first_escape: usize,
+        alloc: &BoundedAlloc<'a>,
+    ) -> Result<JStr<'a>, DecodeError> {
+        let (end, removed, canonical) = self.walk_escaped(first_escape)?;
+        let decoded_len = end - (start + 1) - removed;
+        alloc.charge(decoded_len, start)?;
+        let mut out = ArenaString::with_capacity_in(decoded_len, alloc.bump());
+        let mut i = start + 1;
+        while i < end {
+            let stop = find_special(self.b, i);
+            out.push_str(self.src.get(i..stop).unwrap_or_default());
+            if stop >= end {
+                break;
+            }
+            let e = self.escape(stop)?;
+            out.push(e.ch);
+            i = stop + e.len;
+        }
+        self.pos = end + 1;
+        Ok(JStr {
+            text: out.into_bump_str(),
+            raw: &self.b[start..end + 1],
+            canonical,
+        })
+    }
+
+    /// From an escape at `i` inside a string: the closing quote's offset,
+    /// how many bytes decoding removes and whether every escape is
+    /// canonical.
+    fn walk_escaped(&self, mut i: usize) -> Result<(usize, usize, bool), DecodeError> {
+        let mut removed = 0usize;
+        let mut canonical = true;
+        loop {
+            match self.b.get(i) {
+                Some(b'"') => return Ok((i, removed, canonical)),
+                Some(b'\\') => {
+                    let e = self.escape(i)?;
+                    removed += e.len - e.ch.len_utf8();
+                    canonical &= e.canonical;
+                    i += e.len;
+                }
+                _ => return Err(self.control_error(i)),
+            }
+            i = find_special(self.b, i);
+        }
+    }
+
+    /// Skip a string (validating its escapes); `pos` at the opening quote.
+    pub fn skip_string(&mut self) -> Result<(), DecodeError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a string"));
+        }
+        let mut i = find_special(self.b, self.pos + 1);
+        loop {
+            match self.b.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(());
+                }
+                Some(b'\\') => i += self.escape(i)?.len,
+                _ => return Err(self.control_error(i)),
+            }
+            i = find_special(self.b, i);
+        }
+    }
+
+    /// A non-negative integer that fits `u64`; `what` names the member for
+    /// errors.
+    #[inline]
+    pub fn u64(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let start = self.pos;
+        let b = self.b;
+        match b.get(start) {
+            Some(b'0'..=b'9') => {}
+            Some(b'-') => {
+                return Err(DecodeError::Malformed {
+                    offset: start,
+                    what,
+                });
+            }
+            _ => return Err(self.err("expected a number")),
+        }
+        let mut v: u64 = 0;
+        let mut i = start;
+        while let Some(&c) = b.get(i) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            v = v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(c - b'0')))
+                .ok_or(DecodeError::Malformed {
+                    offset: start,
+                    what,
+                })?;
+            i += 1;
+        }
+        if b[start] == b'0' && i > start + 1 {
+            return Err(DecodeError::Malformed {
+                offset: start,
+                what: "leading zero in number",
+            });
+        }
+        if matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+            return Err(DecodeError::Malformed {
+                offset: start,
+                what,
+            });
+        }
+        self.pos = i;
+        Ok(v)
+    }
+
+    /// Skip any JSON number (grammar-checked).
+    fn skip_number(&mut self) -> Result<(), DecodeError> {
+        let b = self.b;
+        let mut i = self.pos;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let digits = |mut i: usize| {
+            let s = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            (i, i - s)
+        };
+        let (j, n) = digits(i);
+        if n == 0 {
+            return Err(unexpected(b, j, "expected a digit"));
+        }
+        if b[i] == b'0' && n > 1 {
+            return Err(DecodeError::Malformed {
+                offset: i,
+                what: "leading zero in number",
+            });
+        }
+        i = j;
+        if b.get(i) == Some(&b'.') {
+            let (j, n) = digits(i + 1);
+            if n == 0 {
+                return Err(unexpected(b, j, "expected a digit"));
+            }
+            i = j;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let (j, n) = digits(i);
+            if n == 0 {
+                return Err(unexpected(b, j, "expected a digit"));
+            }
+            i = j;
+        }
+        self.pos = i;
+        Ok(())
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        if self.b[self.pos..].starts_with(b"true") {
+            self.pos += 4;
+            Ok(true)
+        } else if self.b[self.pos..].starts_with(b"false") {
+            self.pos += 5;
+            Ok(false)
+        } else {
+            Err(self.err("expected true or false"))
+        }
+    }
+
+    /// Skip one value of any type. `depth` is the depth of the value
+    /// itself; containers inside it count on from there. No recursion:
+    /// a bit per open container says whether it is an object.
+    pub fn skip_value(&mut self, depth: u32, max_depth: u32) -> Result<(), DecodeError> {
+        const MAX_TRACKED: u32 = 1024;
+        let mut is_obj = [0u64; (MAX_TRACKED / 64) as usize];
+        let limit = max_depth.min(MAX_TRACKED);
+        let mut open: u32 = 0;
+        loop {
+            // A value is expected here.
+            self.ws();
+            let at = self.pos;
+            match self.peek() {
+                Some(c @ (b'{' | b'[')) => {
+                    if depth + open >= limit {
+                        return Err(DecodeError::DepthLimit {
+                            offset: at,
+                            limit: max_depth,
+                        });
+                    }
+                    let word = (open / 64) as usize;
+                    let bit = 1u64 << (open % 64);
+                    if c == b'{' {
+                        is_obj[word] |= bit;
+                    } else {
+                        is_obj[word] &= !bit;
+                    }
+                    open += 1;
+                    self.pos += 1;
+                    self.ws();
+                    let close = if c == b'{' { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                        open -= 1;
+                    } else {
+                        if c == b'{' {
+                            self.skip_string()?;
+                            self.expect(b':', "expected ':'")?;
+                        }
+                        continue;
+                    }
+                }
+                Some(b'"') => self.skip_string()?,
+                Some(b'-' | b'0'..=b'9') => self.skip_number()?,
+                Some(b't') if self.b[at..].starts_with(b"true") => self.pos += 4,
+                Some(b'f') if self.b[at..].starts_with(b"false") => self.pos += 5,
+                Some(b'n') if self.b[at..].starts_with(b"null") => self.pos += 4,
+                _ => return Err(self.err("expected a JSON value")),
+            }
+            // A value just ended: close containers until one continues.
+            loop {
+                if open == 0 {
+                    return Ok(());
+                }
+                let top = open - 1;
+                let obj = is_obj[(top / 64) as usize] & (1u64 << (top % 64)) != 0;
+                let close = if obj { b'}' } else { b']' };
+                if self.comma_or(close, "expected ',' or a closing bracket")? {
+                    if obj {
+                        self.ws();
+                        self.skip_string()?;
+                        self.expect(b':', "expected ':'")?;
+                    }
+                    break;
+                }
+                open -= 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(b: &[u8], i: usize) -> usize {
+        (i..b.len())
+            .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+            .unwrap_or(b.len())
+    }
+
+    #[test]
+    fn find_special_agrees_with_a_byte_loop() {
+        let mut bytes: Vec<u8> = (0u8..=255).collect();
+        bytes.extend_from_slice(b"abc\xff\x1f\"\\ \x7f\x80");
+        for start in 0..bytes.len() {
+            for end in start..bytes.len().min(start + 40) {
+                let slice = &bytes[start..end];
+                for i in 0..slice.len() {
+                    assert_eq!(find_special(slice, i), naive(slice, i));
+                }
+            }
+        }
+    }
+}
