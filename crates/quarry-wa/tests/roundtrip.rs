@@ -605,4 +605,18 @@ fn non_canonical_inputs_re_encode_to_the_same_tree() {
     let again = quarry_wa::encode_view(first).unwrap();
     let second = quarry_wa::decode(&arena, &again).unwrap();
     assert_eq!(second.content_bytes(), Some("12".repeat(100).as_bytes()));
+    // So does a NUL from a mid-string pad nibble.
+    let bytes = [0xF8, 2, message, 0xFF, 0x02, 0x1F, 0x23];
+    let first = quarry_wa::decode(&arena, &bytes).unwrap();
+    assert_eq!(first.content_str(), Some("1\u{0}23"));
+    let again = quarry_wa::encode_view(first).unwrap();
+    let second = quarry_wa::decode(&arena, &again).unwrap();
+    assert_eq!(second.content_bytes(), Some(&b"1\x0023"[..]));
+    // And a rendered JID whose text reads as a device its server lacks.
+    let bytes = [0xF8, 2, message, 0xFA, 0xFC, 3, b'a', b':', b'5', t("g.us")];
+    let first = quarry_wa::decode(&arena, &bytes).unwrap();
+    assert_eq!(first.content_str(), Some("a:5@g.us"));
+    let again = quarry_wa::encode_view(first).unwrap();
+    let second = quarry_wa::decode(&arena, &again).unwrap();
+    assert_eq!(second.content_bytes(), Some(&b"a:5@g.us"[..]));
 }
