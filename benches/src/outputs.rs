@@ -152,6 +152,49 @@ pub fn criterion_median_ns(target_dir: &Path, group: &str, function: &str) -> Re
         .ok_or_else(|| format!("{}: no median.point_estimate", file.display()))
 }
 
+/// The first line a program prints, or `unknown` (for provenance lines:
+/// `rustc --version`, `valgrind --version`).
+pub fn first_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// `HEAD`'s short hash in `root`, and whether the tracked files that go
+/// into the measured binaries (`crates/`, `benches/`, `Cargo.lock`) differ
+/// from it.
+pub fn git_commit(root: &Path) -> (String, bool) {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".to_owned());
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        "crates",
+        "benches",
+        "Cargo.lock",
+    ])
+    .is_some_and(|s| !s.is_empty());
+    (head, dirty)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,10 +172,13 @@ fn write_baseline(root: &Path, file: &Path, counts: BTreeMap<String, u64>) -> Re
         .map_or(DEFAULT_MAX_INCREASE_PCT, |b| b.max_increase_pct);
     let mut provenance = BTreeMap::new();
     provenance.insert("commit".to_owned(), commit(root));
-    provenance.insert("rustc".to_owned(), first_line("rustc", &["--version"]));
+    provenance.insert(
+        "rustc".to_owned(),
+        outputs::first_line("rustc", &["--version"]),
+    );
     provenance.insert(
         "valgrind".to_owned(),
-        first_line("valgrind", &["--version"]),
+        outputs::first_line("valgrind", &["--version"]),
     );
     let baseline = Baseline {
         max_increase_pct,
@@ -196,48 +199,9 @@ fn write_baseline(root: &Path, file: &Path, counts: BTreeMap<String, u64>) -> Re
     Ok(())
 }
 
-/// `HEAD`'s short hash, marked `+uncommitted` when the sources that go into
-/// the measured binary differ from it.
 fn commit(root: &Path) -> String {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .current_dir(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-    };
-    let Some(head) = git(&["rev-parse", "--short", "HEAD"]) else {
-        return "unknown".to_owned();
-    };
-    let dirty = git(&[
-        "status",
-        "--porcelain",
-        "--untracked-files=no",
-        "--",
-        "crates",
-        "benches",
-        "Cargo.lock",
-    ])
-    .is_some_and(|s| !s.is_empty());
-    if dirty {
-        format!("{head}+uncommitted")
-    } else {
-        head
+    match outputs::git_commit(root) {
+        (head, true) => format!("{head}+uncommitted"),
+        (head, false) => head,
     }
-}
-
-fn first_line(program: &str, args: &[&str]) -> String {
-    Command::new(program)
-        .args(args)
-        .output()
-        .ok()
-        .and_then(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .next()
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
 }
