@@ -153,6 +153,14 @@ impl Encoder {
     }
 
     /// Append the re-encoded view to `out`; on error `out` is unchanged.
+    ///
+    /// ```
+    /// let arena = quarry::Arena::new();
+    /// let node = quarry_wa::decode(&arena, &[0xF8, 1, 19]).unwrap();
+    /// let mut out = vec![0x00];
+    /// quarry_wa::Encoder::new().encode_view_into(node, &mut out).unwrap();
+    /// assert_eq!(out, [0x00, 0xF8, 1, 19]);
+    /// ```
     pub fn encode_view_into(&self, node: Node<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         self.append(node, out)
     }

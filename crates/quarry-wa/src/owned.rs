@@ -149,17 +149,36 @@ impl OwnedNode {
     }
 
     /// Set attribute `key` to a structured JID.
+    ///
+    /// ```
+    /// use quarry_wa::{Jid, OwnedNode, Server};
+    /// let node = OwnedNode::new("message").jid_attr("to", Jid::new("123", Server::Group));
+    /// assert_eq!(node.get_attr("to").unwrap().as_jid(), Some(Jid::new("123", Server::Group)));
+    /// ```
     pub fn jid_attr(self, key: impl Into<String>, jid: Jid<'_>) -> Self {
         self.attr(key, OwnedValue::Jid(jid.into()))
     }
 
-    /// Make the content a child list.
+    /// Make the content a child list (an empty iterator gives an empty
+    /// list, which is not the same as no content).
+    ///
+    /// ```
+    /// use quarry_wa::OwnedNode;
+    /// let node = OwnedNode::new("iq").children([OwnedNode::new("ping")]);
+    /// assert_eq!(node.child_nodes().len(), 1);
+    /// assert_eq!(OwnedNode::new("iq").children([]).content_nodes(), Some(&[][..]));
+    /// ```
     pub fn children(mut self, children: impl IntoIterator<Item = OwnedNode>) -> Self {
         self.content = OwnedContent::Nodes(children.into_iter().collect());
         self
     }
 
     /// Make the content raw bytes.
+    ///
+    /// ```
+    /// let node = quarry_wa::OwnedNode::new("enc").bytes(*b"\x01\x02");
+    /// assert_eq!(node.content_bytes(), Some(&[1u8, 2][..]));
+    /// ```
     pub fn bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
         self.content = OwnedContent::Bytes(bytes.into());
         self
@@ -224,6 +243,14 @@ impl OwnedNode {
     }
 
     /// Follow `path` one tag per level (first match at each level).
+    ///
+    /// ```
+    /// use quarry_wa::OwnedNode;
+    /// let node = OwnedNode::new("message")
+    ///     .children([OwnedNode::new("enc").children([OwnedNode::new("plaintext")])]);
+    /// assert_eq!(node.path(&["enc", "plaintext"]).unwrap().tag(), "plaintext");
+    /// assert!(node.path(&["plaintext"]).is_none());
+    /// ```
     pub fn path(&self, path: &[&str]) -> Option<&OwnedNode> {
         path.iter().try_fold(self, |node, tag| node.child(tag))
     }
