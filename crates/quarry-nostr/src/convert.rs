@@ -47,7 +47,10 @@ impl<'a> Event<'a> {
     /// assert!(event.verify_id());
     /// # Ok::<(), quarry::DecodeError>(())
     /// ```
-    pub fn from_nostr(arena: &'a Arena, event: &'a nostr::event::Event) -> Result<Self, DecodeError> {
+    pub fn from_nostr(
+        arena: &'a Arena,
+        event: &'a nostr::event::Event,
+    ) -> Result<Self, DecodeError> {
         let bump = arena.bump();
         let nelems: usize = event.tags.iter().map(|t| t.len()).sum();
         let mut elems = ArenaVec::with_capacity_in(nelems, bump);
