@@ -2,7 +2,7 @@
 //! of recursion, every record written into the arena.
 
 use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{Arena, BoundedAlloc, ByteReader, DecodeError, DecodeOptions};
+use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::dictionary::Dictionary;
 use crate::jid::{self, Jid, Server};
@@ -12,22 +12,33 @@ use crate::wire::*;
 
 /// Upper bound on arena bytes per input byte, and the constant on top.
 ///
-/// The densest records per input byte are an attribute of two one-byte
-/// tokens (40 arena bytes for 2 input bytes), a bare child node of three
-/// bytes (56 arena bytes) and a JID of three bytes in tag position rendered
-/// to text (at most 63 bytes). Everything else costs less per byte; raw
-/// strings and bytes cost nothing (they borrow from the input). So one
-/// decode writes at most `ARENA_BYTES_PER_INPUT_BYTE * len + ARENA_BYTES_CONST`
-/// bytes, and reserving that much up front makes a fresh arena cost one
-/// heap allocation.
-pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 21;
+/// Every record the decoder writes is charged to input bytes that no other
+/// record is charged to (child slots are only allocated for bytes not yet
+/// promised to other slots), so the densest encodings per input byte set
+/// the bound:
+///
+/// | input | bytes | arena bytes | per byte |
+/// |---|---|---|---|
+/// | attribute, key and value one-byte tokens | 2 | 40 (record) | 20 |
+/// | child node `F8 01 <token>` | 3 | 56 (record) | 18.7 |
+/// | key a `JID_PAIR` of two tokens, value a token | 4 | 40 + 63 (rendered key) | 25.75 |
+/// | tag an `AD_JID` with a token user | 6 | 56 + 67 | 20.5 |
+/// | one nesting level `F8 02 <token> F8 01` | 5 | 56 + 4 x 24 (stack frames: the stack doubles, so it holds under 4 frames per level) | 30.4 |
+///
+/// Raw strings and bytes cost nothing (they borrow from the input); a
+/// one-byte packed string comes from a static table; longer ones expand
+/// two characters per byte. So one decode writes at most
+/// `ARENA_BYTES_PER_INPUT_BYTE * len + ARENA_BYTES_CONST` bytes, and
+/// reserving that much up front makes a fresh arena cost exactly one heap
+/// allocation for any input.
+pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 31;
 /// See [`ARENA_BYTES_PER_INPUT_BYTE`].
 pub const ARENA_BYTES_CONST: usize = 256;
 
 /// The arena bytes one decode of `input_len` bytes may write, at most.
 ///
 /// ```
-/// assert_eq!(quarry_wa::max_arena_bytes(100), 21 * 100 + 256);
+/// assert_eq!(quarry_wa::max_arena_bytes(100), 31 * 100 + 256);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
     input_len
@@ -109,6 +120,13 @@ struct Frame<'a> {
     next: usize,
 }
 
+/// The hot path returns this zero-sized marker instead of a `DecodeError`
+/// (which is five words and would make every `Result` travel through
+/// memory); the error itself is parked in [`State::error`].
+struct Fail;
+
+type R<T> = Result<T, Fail>;
+
 pub(crate) fn decode_into<'a>(
     alloc: &BoundedAlloc<'a>,
     input: &'a [u8],
@@ -116,71 +134,45 @@ pub(crate) fn decode_into<'a>(
     dictionary: &Dictionary,
 ) -> Result<Node<'a>, DecodeError> {
     let mut st = State {
-        r: ByteReader::new(input),
+        input,
+        rest: input,
         alloc,
-        dict: dictionary,
+        single: dictionary.single_table(),
+        double: dictionary.double_tables(),
         items: 0,
         max_items: options.max_items,
+        pending: 0,
+        error: None,
     };
-    // Each level of nesting costs at least five input bytes (a node header,
-    // a tag, a list header), so this capacity is never outgrown.
-    let max_depth = options.max_depth as usize;
-    let stack_cap = max_depth.min(input.len() / 5 + 1) + 1;
-    alloc.charge(stack_cap * std::mem::size_of::<Frame<'_>>(), 0)?;
-    let mut stack: ArenaVec<'a, Frame<'a>> = ArenaVec::with_capacity_in(stack_cap, alloc.bump());
-
-    st.count_items(1, 0)?;
-    let root = alloc.alloc_slice_fill_copy(1, NodeRec::EMPTY, 0)?;
-    stack.push(Frame {
-        slots: root,
-        next: 0,
-    });
-    loop {
-        let depth = stack.len();
-        let Some(frame) = stack.last_mut() else {
-            unreachable!("the root frame is popped only on return");
-        };
-        if let Some(slot) = frame.slots.get_mut(frame.next) {
-            frame.next += 1;
-            let start = st.r.offset();
-            let (rec, pending_children) = st.read_node()?;
-            *slot = rec;
-            if let Some(count) = pending_children {
-                if depth >= max_depth {
-                    return Err(DecodeError::DepthLimit {
-                        offset: st.r.offset(),
-                        limit: options.max_depth,
-                    });
-                }
-                st.count_items(count, start)?;
-                let slots = alloc.alloc_slice_fill_copy(count, NodeRec::EMPTY, start)?;
-                stack.push(Frame { slots, next: 0 });
-            }
-        } else {
-            let Some(done) = stack.pop() else {
-                unreachable!("checked by last_mut above");
-            };
-            let done: &'a [NodeRec<'a>] = done.slots;
-            match stack.last_mut() {
-                Some(parent) => {
-                    parent.slots[parent.next - 1].content = Content::Nodes(Children { recs: done });
-                }
-                None => {
-                    st.r.finish()?;
-                    return Ok(Node::from_rec(&done[0]));
-                }
-            }
-        }
+    match st.run(options) {
+        Ok(node) => Ok(node),
+        Err(Fail) => Err(st.error.take().unwrap_or(DecodeError::Malformed {
+            offset: st.pos(),
+            what: "decoder failed without a reason",
+        })),
     }
 }
 
 struct State<'a, 's> {
-    r: ByteReader<'a>,
+    input: &'a [u8],
+    /// The unread tail of `input`; the offset is what is missing from it.
+    rest: &'a [u8],
     alloc: &'s BoundedAlloc<'a>,
-    dict: &'s Dictionary,
+    single: &'static [&'static str; 236],
+    double: &'static [[&'static str; 256]; 4],
     items: u32,
     max_items: u32,
+    /// Bytes promised to allocated child slots not yet read (three each).
+    pending: usize,
+    error: Option<DecodeError>,
 }
+
+/// The fewest bytes a node takes: a list header of two bytes and a
+/// one-byte token tag.
+const MIN_NODE_BYTES: usize = 3;
+
+/// Frames the traversal stack starts with.
+const INITIAL_STACK: usize = 8;
 
 /// Where a string is read; decides what `LIST_EMPTY` means.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -192,228 +184,425 @@ enum Slot {
 }
 
 impl<'a> State<'a, '_> {
-    #[inline]
-    fn count_items(&mut self, n: usize, offset: usize) -> Result<(), DecodeError> {
-        match u32::try_from(n).ok().and_then(|n| self.items.checked_add(n)) {
+    fn run(&mut self, options: &DecodeOptions) -> R<Node<'a>> {
+        let alloc = self.alloc;
+        let max_depth = options.max_depth as usize;
+        // Real stanzas nest a handful of levels; deeper input grows the
+        // stack by doubling, and each doubling is charged to the budget.
+        const FRAME: usize = std::mem::size_of::<Frame<'static>>();
+        self.check(alloc.charge(INITIAL_STACK * FRAME, 0))?;
+        let mut stack: ArenaVec<'a, Frame<'a>> =
+            ArenaVec::with_capacity_in(INITIAL_STACK, alloc.bump());
+
+        self.count_items(1, 0)?;
+        let root = self.check(alloc.alloc_slice_fill_copy(1, NodeRec::EMPTY, 0))?;
+        stack.push(Frame {
+            slots: root,
+            next: 0,
+        });
+        loop {
+            let depth = stack.len();
+            let Some(frame) = stack.last_mut() else {
+                unreachable!("the root frame is popped only on return");
+            };
+            if let Some(slot) = frame.slots.get_mut(frame.next) {
+                frame.next += 1;
+                // This slot's three bytes are no longer promised: they are
+                // being read now.
+                self.pending = self.pending.saturating_sub(MIN_NODE_BYTES);
+                let start = self.pos();
+                let pending_children = self.read_node(slot)?;
+                if pending_children > 0 {
+                    if depth >= max_depth {
+                        let offset = self.pos();
+                        return Err(self.fail(DecodeError::DepthLimit {
+                            offset,
+                            limit: options.max_depth,
+                        }));
+                    }
+                    self.count_items(pending_children, start)?;
+                    let slots = self.check(alloc.alloc_slice_fill_copy(
+                        pending_children,
+                        NodeRec::EMPTY,
+                        start,
+                    ))?;
+                    if stack.len() == stack.capacity() {
+                        self.check(alloc.charge(stack.capacity() * 2 * FRAME, start))?;
+                    }
+                    stack.push(Frame { slots, next: 0 });
+                }
+            } else {
+                let Some(done) = stack.pop() else {
+                    unreachable!("checked by last_mut above");
+                };
+                let done: &'a [NodeRec<'a>] = done.slots;
+                match stack.last_mut() {
+                    Some(parent) => {
+                        if let Some(owner) = parent
+                            .next
+                            .checked_sub(1)
+                            .and_then(|i| parent.slots.get_mut(i))
+                        {
+                            owner.content = Content::Nodes(Children { recs: done });
+                        }
+                    }
+                    None => {
+                        if !self.rest.is_empty() {
+                            let (offset, count) = (self.pos(), self.rest.len());
+                            return Err(self.fail(DecodeError::TrailingBytes { offset, count }));
+                        }
+                        return match done.first() {
+                            Some(root) => Ok(Node::from_rec(root)),
+                            None => unreachable!("the root frame has one slot"),
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, error: DecodeError) -> Fail {
+        self.error = Some(error);
+        Fail
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn eof(&mut self) -> Fail {
+        let offset = self.pos();
+        self.fail(DecodeError::UnexpectedEof { offset })
+    }
+
+    /// A lying count: report end of input where the promised bytes would be.
+    #[cold]
+    #[inline(never)]
+    fn eof_at_end(&mut self) -> Fail {
+        let offset = self.input.len();
+        self.fail(DecodeError::UnexpectedEof { offset })
+    }
+
+    #[inline(always)]
+    fn check<T>(&mut self, result: Result<T, DecodeError>) -> R<T> {
+        result.map_err(|e| self.fail(e))
+    }
+
+    #[inline(always)]
+    fn u8(&mut self) -> R<u8> {
+        match self.rest.split_first() {
+            Some((&b, rest)) => {
+                self.rest = rest;
+                Ok(b)
+            }
+            None => Err(self.eof()),
+        }
+    }
+
+    #[inline(always)]
+    fn take(&mut self, len: usize) -> R<&'a [u8]> {
+        match self.rest.split_at_checked(len) {
+            Some((bytes, rest)) => {
+                self.rest = rest;
+                Ok(bytes)
+            }
+            None => Err(self.eof()),
+        }
+    }
+
+    #[inline(always)]
+    fn u16_be(&mut self) -> R<u16> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    /// Input bytes not yet read and not promised to child slots already
+    /// allocated. Checking counts against this (not against all remaining
+    /// bytes) keeps nested lists from claiming the same bytes twice, which
+    /// is what bounds the arena by the input length.
+    #[inline(always)]
+    fn unpromised(&self) -> usize {
+        self.rest.len().saturating_sub(self.pending)
+    }
+
+    /// Offset of the next unread byte.
+    #[inline(always)]
+    fn pos(&self) -> usize {
+        self.input.len() - self.rest.len()
+    }
+
+    #[inline(always)]
+    fn count_items(&mut self, n: usize, offset: usize) -> R<()> {
+        match u32::try_from(n)
+            .ok()
+            .and_then(|n| self.items.checked_add(n))
+        {
             Some(total) if total <= self.max_items => {
                 self.items = total;
                 Ok(())
             }
-            _ => Err(DecodeError::ItemLimit {
-                offset,
-                limit: self.max_items,
-            }),
+            _ => {
+                let limit = self.max_items;
+                Err(self.fail(DecodeError::ItemLimit { offset, limit }))
+            }
         }
     }
 
-    /// Read one node up to its content. A child list is returned as a
-    /// count for the caller to push, never read here (no recursion).
-    #[inline]
-    fn read_node(&mut self) -> Result<(NodeRec<'a>, Option<usize>), DecodeError> {
-        let start = self.r.offset();
-        let size = match self.r.u8()? {
-            LIST_8 => usize::from(self.r.u8()?),
-            LIST_16 => usize::from(self.r.u16_be()?),
+    /// Read one node into `slot`, up to its content. A child list is not
+    /// read here (no recursion): its length is returned for the caller to
+    /// push; 0 means nothing is pending.
+    #[inline(always)]
+    fn read_node(&mut self, slot: &mut NodeRec<'a>) -> R<usize> {
+        let start = self.pos();
+        let size = match self.u8()? {
+            LIST_8 => usize::from(self.u8()?),
+            LIST_16 => usize::from(self.u16_be()?),
             byte => {
-                return Err(DecodeError::UnexpectedByte {
+                return Err(self.fail(DecodeError::UnexpectedByte {
                     offset: start,
                     byte,
                     context: "expected a node list header",
-                });
+                }));
             }
         };
         if size == 0 {
-            return Err(DecodeError::Malformed {
+            return Err(self.fail(DecodeError::Malformed {
                 offset: start,
                 what: "node list of size 0",
-            });
+            }));
         }
-        let tag = self.read_required_text(Slot::Tag)?;
+        slot.tag = self.read_required_text(Slot::Tag)?;
         let attr_count = (size - 1) / 2;
-        let attrs: &'a [AttrRec<'a>] = if attr_count == 0 {
-            &[]
-        } else {
+        if attr_count > 0 {
             // Each attribute takes at least two bytes: a lying count fails
             // here, before the arena is asked for anything.
-            if attr_count * 2 > self.r.remaining() {
-                return Err(DecodeError::UnexpectedEof {
-                    offset: self.r.input().len(),
-                });
+            if attr_count > self.unpromised() / 2 {
+                return Err(self.eof_at_end());
             }
             self.count_items(attr_count, start)?;
             let alloc = self.alloc;
-            alloc.alloc_slice_try_fill_with(attr_count, start, |_| self.read_attr())?
-        };
-        let mut rec = NodeRec {
-            tag,
-            attrs,
-            content: Content::None,
-        };
-        if size % 2 == 0 {
-            let at = self.r.offset();
-            let byte = self.r.u8()?;
-            match byte {
-                LIST_EMPTY => {}
-                LIST_8 | LIST_16 => {
-                    let count = if byte == LIST_8 {
-                        usize::from(self.r.u8()?)
-                    } else {
-                        usize::from(self.r.u16_be()?)
-                    };
-                    // A child node takes at least three bytes.
-                    if count > self.r.remaining() / 3 {
-                        return Err(DecodeError::UnexpectedEof {
-                            offset: self.r.input().len(),
-                        });
-                    }
-                    if count == 0 {
-                        rec.content = Content::Nodes(Children { recs: &[] });
-                    } else {
-                        return Ok((rec, Some(count)));
-                    }
+            self.check(alloc.charge_slice::<AttrRec<'_>>(attr_count, start))?;
+            slot.attrs = alloc
+                .bump()
+                .alloc_slice_try_fill_with(attr_count, |_| self.read_attr())?;
+        }
+        if size % 2 == 1 {
+            return Ok(0);
+        }
+        let byte = self.u8()?;
+        match byte {
+            LIST_EMPTY => {}
+            LIST_8 | LIST_16 => {
+                let count = if byte == LIST_8 {
+                    usize::from(self.u8()?)
+                } else {
+                    usize::from(self.u16_be()?)
+                };
+                // A child node takes at least three bytes.
+                if count > self.unpromised() / MIN_NODE_BYTES {
+                    return Err(self.eof_at_end());
                 }
-                BINARY_8 | BINARY_20 | BINARY_32 => {
-                    rec.content = Content::Bytes(self.read_binary(byte)?);
+                self.pending += count * MIN_NODE_BYTES;
+                if count == 0 {
+                    slot.content = Content::Nodes(Children { recs: &[] });
                 }
-                _ => {
-                    rec.content = match self.read_text_tagged(byte, at, Slot::Tag)? {
-                        Some(text) => Content::Text(text),
-                        None => Content::None,
-                    }
+                return Ok(count);
+            }
+            BINARY_8 | BINARY_20 | BINARY_32 => {
+                slot.content = Content::Bytes(self.read_binary(byte)?);
+            }
+            _ => {
+                if let Some(text) = self.read_text_tagged(byte, Slot::Tag)? {
+                    slot.content = Content::Text(text);
                 }
             }
         }
-        Ok((rec, None))
+        Ok(0)
     }
 
-    #[inline]
-    fn read_attr(&mut self) -> Result<AttrRec<'a>, DecodeError> {
+    #[inline(always)]
+    fn read_attr(&mut self) -> R<AttrRec<'a>> {
         let key = self.read_required_text(Slot::Key)?;
-        let at = self.r.offset();
-        let byte = self.r.u8()?;
+        let byte = self.u8()?;
         let value = match byte {
             LIST_EMPTY => Value::Str(""),
-            JID_PAIR | AD_JID | INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte, at)?),
-            _ => Value::Str(self.read_text_tagged(byte, at, Slot::Key)?.unwrap_or("")),
+            JID_PAIR | AD_JID | INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
         };
         Ok(AttrRec { key, value })
     }
 
-    #[inline]
-    fn read_binary(&mut self, byte: u8) -> Result<&'a [u8], DecodeError> {
+    #[inline(always)]
+    fn read_binary(&mut self, byte: u8) -> R<&'a [u8]> {
         let len = match byte {
-            BINARY_8 => usize::from(self.r.u8()?),
+            BINARY_8 => usize::from(self.u8()?),
             BINARY_20 => {
-                let b = self.r.array::<3>()?;
+                let b = self.take(3)?;
                 (usize::from(b[0] & 0x0F) << 16) | (usize::from(b[1]) << 8) | usize::from(b[2])
             }
-            _ => self.r.u32_be()? as usize,
+            _ => {
+                let b = self.take(4)?;
+                u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize
+            }
         };
-        self.r.take(len)
+        self.take(len)
     }
 
     /// A string that must be present (tag, key, the user of an AD, interop
-    /// or Messenger JID).
-    #[inline]
-    fn read_required_text(&mut self, slot: Slot) -> Result<&'a str, DecodeError> {
-        let at = self.r.offset();
-        let byte = self.r.u8()?;
-        match self.read_text_tagged(byte, at, slot)? {
+    /// or Messenger JID, a JID's server).
+    #[inline(always)]
+    fn read_required_text(&mut self, slot: Slot) -> R<&'a str> {
+        let byte = self.u8()?;
+        // Tokens are what tags and keys are nearly always made of.
+        if let 1..=235 = byte {
+            return Ok(self.single[usize::from(byte)]);
+        }
+        match self.read_text_tagged(byte, slot)? {
             Some(text) => Ok(text),
-            None => Err(DecodeError::Malformed {
-                offset: at,
-                what: match slot {
-                    Slot::Tag => "empty node tag",
-                    Slot::Key => "empty attribute key",
-                    Slot::JidUser => "empty JID user",
-                    Slot::JidServer => "missing JID server",
-                },
-            }),
+            None => Err(self.missing_text(slot)),
         }
     }
 
-    /// A string slot whose tag byte `byte` (at offset `at`) is already read.
+    /// `LIST_EMPTY`, just read, where a string must be.
+    #[cold]
+    #[inline(never)]
+    fn missing_text(&mut self, slot: Slot) -> Fail {
+        let offset = self.pos() - 1;
+        self.fail(DecodeError::Malformed {
+            offset,
+            what: match slot {
+                Slot::Tag => "empty node tag",
+                Slot::Key => "empty attribute key",
+                Slot::JidUser => "empty JID user",
+                Slot::JidServer => "missing JID server",
+            },
+        })
+    }
+
+    /// A string slot whose tag byte `byte` was just read.
     /// `None` is `LIST_EMPTY`.
-    #[inline]
-    fn read_text_tagged(
-        &mut self,
-        byte: u8,
-        at: usize,
-        slot: Slot,
-    ) -> Result<Option<&'a str>, DecodeError> {
+    #[inline(always)]
+    fn read_text_tagged(&mut self, byte: u8, slot: Slot) -> R<Option<&'a str>> {
         match byte {
             LIST_EMPTY => Ok(None),
-            1..=235 => Ok(self.dict.single(byte)),
+            1..=235 => Ok(Some(self.single[usize::from(byte)])),
             DICTIONARY_0..=DICTIONARY_3 => {
-                let index = self.r.u8()?;
-                Ok(self.dict.double(byte - DICTIONARY_0, index))
+                let index = self.u8()?;
+                let table = &self.double[usize::from(byte - DICTIONARY_0)];
+                Ok(Some(table[usize::from(index)]))
             }
             BINARY_8 | BINARY_20 | BINARY_32 => {
                 let bytes = self.read_binary(byte)?;
-                match std::str::from_utf8(bytes) {
-                    Ok(text) => Ok(Some(text)),
-                    Err(_) => Err(DecodeError::InvalidUtf8 {
-                        offset: self.r.offset() - bytes.len(),
-                    }),
+                match quarry::utf8::to_str(bytes) {
+                    Some(text) => Ok(Some(text)),
+                    None => {
+                        let offset = self.pos() - bytes.len();
+                        Err(self.fail(DecodeError::InvalidUtf8 { offset }))
+                    }
                 }
             }
             NIBBLE_8 | HEX_8 => self.read_packed(byte).map(Some),
-            JID_PAIR | AD_JID | INTEROP_JID | FB_JID => {
-                if matches!(slot, Slot::JidUser | Slot::JidServer) {
-                    return Err(DecodeError::Malformed {
-                        offset: at,
-                        what: "JID nested in a JID user",
-                    });
-                }
-                let jid = self.read_jid(byte, at)?;
-                self.render_jid(&jid, at).map(Some)
-            }
-            _ => Err(DecodeError::UnexpectedByte {
-                offset: at,
-                byte,
-                context: "expected a string",
-            }),
+            JID_PAIR | AD_JID | INTEROP_JID | FB_JID => self.read_jid_text(byte, slot).map(Some),
+            _ => Err(self.unexpected_string_byte(byte)),
         }
     }
 
-    #[cold]
     #[inline(never)]
-    fn read_packed(&mut self, byte: u8) -> Result<&'a str, DecodeError> {
-        let header = self.r.u8()?;
+    fn read_packed(&mut self, byte: u8) -> R<&'a str> {
+        let header = self.u8()?;
         let len = usize::from(header & 0x7F);
-        let start = self.r.offset();
-        let bytes = self.r.take(len)?;
-        let out_len = (len * 2).saturating_sub(usize::from(header >> 7));
-        let out = self.alloc.alloc_slice_fill_copy(len * 2, 0u8, start)?;
-        if byte == NIBBLE_8 {
-            packed::unpack_nibbles(bytes, out).map_err(|i| DecodeError::Malformed {
-                offset: start + i,
-                what: "invalid nibble in packed string",
-            })?;
-        } else {
-            packed::unpack_hex(bytes, out);
+        let start = self.pos();
+        let bytes = self.take(len)?;
+        let odd = header >> 7 == 1;
+        let nibble = byte == NIBBLE_8;
+        // One packed byte (ids like "2", short numbers) comes from a static
+        // table: no arena bytes at all.
+        if bytes.is_empty() {
+            return Ok("");
         }
-        let out = &out[..out_len];
-        // The alphabets are ASCII, so this never fails.
-        std::str::from_utf8(out).map_err(|_| DecodeError::InvalidUtf8 { offset: start })
+        if let [only] = bytes {
+            return match packed::one_byte(nibble, *only, odd) {
+                Some(text) => Ok(text),
+                None => Err(self.invalid_nibble(start)),
+            };
+        }
+        let mut invalid = false;
+        let pairs = self.check(self.alloc.alloc_slice_fill_with(len, start, |i| {
+            let pair = packed::pair(nibble, bytes.get(i).copied().unwrap_or(0));
+            invalid |= pair == packed::INVALID;
+            pair
+        }))?;
+        if invalid {
+            let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
+            return Err(self.invalid_nibble(start + i));
+        }
+        let chars = pairs.as_flattened();
+        let chars = chars
+            .get(..chars.len() - usize::from(odd))
+            .unwrap_or_default();
+        Ok(packed::ascii_text(chars))
+    }
+
+    /// `byte`, just read, cannot start a string.
+    #[cold]
+    #[inline(never)]
+    fn unexpected_string_byte(&mut self, byte: u8) -> Fail {
+        let offset = self.pos() - 1;
+        self.fail(DecodeError::UnexpectedByte {
+            offset,
+            byte,
+            context: "expected a string",
+        })
     }
 
     #[cold]
     #[inline(never)]
-    fn read_jid(&mut self, byte: u8, at: usize) -> Result<Jid<'a>, DecodeError> {
+    fn invalid_nibble(&mut self, offset: usize) -> Fail {
+        self.fail(DecodeError::Malformed {
+            offset,
+            what: "invalid nibble in packed string",
+        })
+    }
+
+    /// A JID in a text slot (tag, key, content): rendered into the arena.
+    #[cold]
+    #[inline(never)]
+    fn read_jid_text(&mut self, byte: u8, slot: Slot) -> R<&'a str> {
+        let at = self.pos() - 1;
+        if matches!(slot, Slot::JidUser | Slot::JidServer) {
+            return Err(self.fail(DecodeError::Malformed {
+                offset: at,
+                what: "JID nested in a JID",
+            }));
+        }
+        let jid = self.read_jid(byte)?;
+        let out = self.check(
+            self.alloc
+                .alloc_slice_fill_copy(jid.rendered_len(), 0u8, at),
+        )?;
+        jid::render_into(&jid, out);
+        match quarry::utf8::to_str(out) {
+            Some(text) => Ok(text),
+            None => Err(self.fail(DecodeError::InvalidUtf8 { offset: at })),
+        }
+    }
+
+    #[inline(never)]
+    /// A JID whose tag byte `byte` was just read.
+    fn read_jid(&mut self, byte: u8) -> R<Jid<'a>> {
+        let at = self.pos() - 1;
         match byte {
             JID_PAIR => {
-                let user_at = self.r.offset();
-                let user_tag = self.r.u8()?;
+                let user_tag = self.u8()?;
                 let user = self
-                    .read_text_tagged(user_tag, user_at, Slot::JidUser)?
+                    .read_text_tagged(user_tag, Slot::JidUser)?
                     .unwrap_or("");
                 let server = self.read_server()?;
                 Ok(Jid::new(user, server))
             }
             AD_JID => {
-                let domain = self.r.u8()?;
-                let device = self.r.u8()?;
+                let domain = self.u8()?;
+                let device = self.u8()?;
                 let user = self.read_jid_user()?;
                 let server = match domain {
                     0 => Server::Pn,
@@ -421,18 +610,18 @@ impl<'a> State<'a, '_> {
                     129 => Server::HostedLid,
                     d if d & 0x80 != 0 && d % 2 == 0 => Server::Hosted,
                     _ => {
-                        return Err(DecodeError::Malformed {
+                        return Err(self.fail(DecodeError::Malformed {
                             offset: at + 1,
                             what: "invalid AD_JID domain",
-                        });
+                        }));
                     }
                 };
                 Ok(Jid::new(user, server).with_device(u16::from(device)))
             }
             INTEROP_JID => {
                 let user = self.read_jid_user()?;
-                let device = self.r.u16_be()?;
-                let integrator = self.r.u16_be()?;
+                let device = self.u16_be()?;
+                let integrator = self.u16_be()?;
                 self.expect_server(Server::Interop)?;
                 Ok(Jid::new(user, Server::Interop)
                     .with_device(device)
@@ -440,53 +629,46 @@ impl<'a> State<'a, '_> {
             }
             _ => {
                 let user = self.read_jid_user()?;
-                let device = self.r.u16_be()?;
+                let device = self.u16_be()?;
                 self.expect_server(Server::Messenger)?;
                 Ok(Jid::new(user, Server::Messenger).with_device(device))
             }
         }
     }
 
-    fn read_jid_user(&mut self) -> Result<&'a str, DecodeError> {
-        let at = self.r.offset();
+    fn read_jid_user(&mut self) -> R<&'a str> {
+        let at = self.pos();
         let user = self.read_required_text(Slot::JidUser)?;
         if user.is_empty() {
-            return Err(DecodeError::Malformed {
+            return Err(self.fail(DecodeError::Malformed {
                 offset: at,
                 what: "empty JID user",
-            });
+            }));
         }
         Ok(user)
     }
 
-    fn read_server(&mut self) -> Result<Server, DecodeError> {
-        let at = self.r.offset();
+    fn read_server(&mut self) -> R<Server> {
+        let at = self.pos();
         let name = self.read_required_text(Slot::JidServer)?;
-        Server::from_name(name).ok_or(DecodeError::Malformed {
-            offset: at,
-            what: "unknown JID server",
-        })
-    }
-
-    fn expect_server(&mut self, want: Server) -> Result<(), DecodeError> {
-        let at = self.r.offset();
-        if self.read_server()? == want {
-            Ok(())
-        } else {
-            Err(DecodeError::Malformed {
+        match Server::from_name(name) {
+            Some(server) => Ok(server),
+            None => Err(self.fail(DecodeError::Malformed {
                 offset: at,
-                what: "wrong JID server",
-            })
+                what: "unknown JID server",
+            })),
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn render_jid(&mut self, jid: &Jid<'a>, at: usize) -> Result<&'a str, DecodeError> {
-        let out = self
-            .alloc
-            .alloc_slice_fill_copy(jid.rendered_len(), 0u8, at)?;
-        jid::render_into(jid, out);
-        std::str::from_utf8(out).map_err(|_| DecodeError::InvalidUtf8 { offset: at })
+    fn expect_server(&mut self, want: Server) -> R<()> {
+        let at = self.pos();
+        if self.read_server()? == want {
+            Ok(())
+        } else {
+            Err(self.fail(DecodeError::Malformed {
+                offset: at,
+                what: "wrong JID server",
+            }))
+        }
     }
 }

@@ -81,13 +81,24 @@ impl Dictionary {
             .map(|table| table[usize::from(index)])
     }
 
+    pub(crate) fn single_table(&self) -> &'static [&'static str; 236] {
+        self.single
+    }
+
+    pub(crate) fn double_tables(&self) -> &'static [[&'static str; 256]; 4] {
+        self.double
+    }
+
     /// The wire code of `text`, if it is a token. The reverse table is built
     /// once, on first use.
     pub fn lookup(&self, text: &str) -> Option<Token> {
         if text.is_empty() || text.len() > 48 {
             return None;
         }
-        self.index.get_or_init(|| self.build_index()).get(text).copied()
+        self.index
+            .get_or_init(|| self.build_index())
+            .get(text)
+            .copied()
     }
 
     fn build_index(&self) -> HashMap<&'static str, Token> {

@@ -26,7 +26,11 @@ impl Decoder {
     /// let node = quarry_wa::Decoder::new().decode_frame(&arena, &[0x00, 0xF8, 1, 19]).unwrap();
     /// assert_eq!(node.tag(), "message");
     /// ```
-    pub fn decode_frame<'a>(&self, arena: &'a Arena, frame: &'a [u8]) -> Result<Node<'a>, DecodeError> {
+    pub fn decode_frame<'a>(
+        &self,
+        arena: &'a Arena,
+        frame: &'a [u8],
+    ) -> Result<Node<'a>, DecodeError> {
         let Some((&flags, body)) = frame.split_first() else {
             return Err(DecodeError::UnexpectedEof { offset: 0 });
         };
@@ -64,7 +68,13 @@ fn inflate<'a>(
     // that follows, so a frame that inflates within the guess costs one
     // heap allocation in a fresh arena.
     let state_size = std::mem::size_of::<DecompressorOxide>();
-    arena.reserve(state_size + capacity + max_arena_bytes(capacity));
+    let budget_left = alloc.limit().saturating_sub(alloc.used());
+    arena.reserve(
+        state_size
+            .saturating_add(capacity)
+            .saturating_add(max_arena_bytes(capacity))
+            .min(budget_left),
+    );
     alloc.charge(state_size, 1)?;
     let state = alloc.bump().alloc_with(DecompressorOxide::new);
     alloc.charge(capacity, 1)?;
@@ -88,7 +98,9 @@ fn inflate<'a>(
                 }
                 let grown = capacity.saturating_mul(2).min(limit);
                 alloc.charge(grown - capacity, at)?;
-                arena.reserve(grown + max_arena_bytes(grown));
+                // Growing the most recent allocation: bumpalo extends it
+                // within the chunk when there is room, and the budget
+                // charged above bounds it either way.
                 out.resize(grown, 0);
                 capacity = grown;
             }

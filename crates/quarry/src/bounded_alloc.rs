@@ -85,12 +85,29 @@ impl<'a> BoundedAlloc<'a> {
         }
     }
 
+    /// Charge the size of `len` values of `T` (for slices a decoder fills
+    /// itself through [`bump`](Self::bump)).
+    ///
+    /// ```
+    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// let arena = Arena::new();
+    /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+    /// alloc.charge_slice::<u64>(4, 0).unwrap();
+    /// assert_eq!(alloc.used(), 32);
+    /// ```
+    #[inline]
+    pub fn charge_slice<T>(&self, len: usize, offset: usize) -> Result<(), DecodeError> {
+        self.charge_items::<T>(len, offset)
+    }
+
     #[inline]
     fn charge_items<T>(&self, len: usize, offset: usize) -> Result<(), DecodeError> {
-        let bytes = len.checked_mul(size_of::<T>()).ok_or(DecodeError::ArenaLimit {
-            offset,
-            limit: self.limit,
-        })?;
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .ok_or(DecodeError::ArenaLimit {
+                offset,
+                limit: self.limit,
+            })?;
         self.charge(bytes, offset)
     }
 
@@ -118,6 +135,28 @@ impl<'a> BoundedAlloc<'a> {
     ) -> Result<&'a mut [T], DecodeError> {
         self.charge_items::<T>(len, offset)?;
         Ok(self.bump.alloc_slice_fill_copy(len, value))
+    }
+
+    /// A slice of `len` items produced by `fill(i)` in order.
+    ///
+    /// ```
+    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// let arena = Arena::new();
+    /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+    /// assert_eq!(alloc.alloc_slice_fill_with(3, 0, |i| i as u8).unwrap(), &[0, 1, 2]);
+    /// ```
+    #[inline]
+    pub fn alloc_slice_fill_with<T, F>(
+        &self,
+        len: usize,
+        offset: usize,
+        fill: F,
+    ) -> Result<&'a mut [T], DecodeError>
+    where
+        F: FnMut(usize) -> T,
+    {
+        self.charge_items::<T>(len, offset)?;
+        Ok(self.bump.alloc_slice_fill_with(len, fill))
     }
 
     /// A slice of `len` items produced by `fill(i)` in order; the first

@@ -26,6 +26,7 @@ mod byte_reader;
 mod error;
 mod handle;
 mod options;
+pub mod utf8;
 
 pub use arena::{Arena, ArenaStats};
 pub use bounded_alloc::BoundedAlloc;
