@@ -349,6 +349,39 @@ fn lying_list_sizes_fail_fast_without_reserving_for_the_lie() {
     }
 }
 
+#[test]
+fn nested_lying_child_counts_do_not_multiply_memory() {
+    // 100 nested nodes, each announcing as many children as the bytes left
+    // could hold if each were a minimal three-byte node, then 30,000 zero
+    // bytes. Each count passes a check against the bytes remaining on its
+    // own; together they promise the same bytes 100 times over. Nothing
+    // decoded is valid past the headers (the first child at depth 100 is a
+    // zero byte), so the arena must not hold more than the documented
+    // multiple of the input length.
+    const LEVELS: usize = 100;
+    const FILLER: usize = 30_000;
+    let total = LEVELS * 6 + FILLER;
+    let mut input = Vec::with_capacity(total);
+    for level in 0..LEVELS {
+        let count = (total - 6 * (level + 1)) / 3;
+        input.extend_from_slice(&[0xF8, 0x02, 19, 0xF9]);
+        input.extend_from_slice(&u16::try_from(count).unwrap().to_be_bytes());
+    }
+    input.resize(total, 0x00);
+
+    let (err, held) = decode_err_with_stats(&input);
+    // Either the first zero byte is reached, or a count is refused up front
+    // because the bytes it needs are already promised to open lists.
+    let refused_early = err == eof(input.len());
+    assert!(refused_early || byte(LEVELS * 6, 0x00)(&err), "{err:?}");
+    assert!(
+        held <= arena_bound(input.len()),
+        "{} input bytes made the arena hold {held} bytes (bound {})",
+        input.len(),
+        arena_bound(input.len())
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Nested JID bombs and deep lists, on a small stack.
 
