@@ -8,6 +8,7 @@ mod args;
 mod exit;
 mod input;
 mod json;
+mod nostr;
 mod output;
 mod repeat;
 mod wa;
@@ -20,6 +21,7 @@ usage: quarry <format> <command> [options] FILE|-
 
 formats:
   wa      WhatsApp binary nodes (quarry wa --help)
+  nostr   Nostr events and relay/client messages, JSONL (quarry nostr --help)
 
 exit status: 0 ok, 1 I/O error, 2 malformed input or usage error
 ";
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
     let format: Option<OsString> = args.next();
     let result = match format.as_ref().and_then(|f| f.to_str()) {
         Some("wa") => wa::run(args),
+        Some("nostr") => nostr::run(args),
         Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
         Some("-V" | "--version") => {
             output::write(concat!("quarry ", env!("CARGO_PKG_VERSION"), "\n").as_bytes())
