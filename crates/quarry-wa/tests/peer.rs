@@ -14,6 +14,8 @@
 //! * [`Verdict::EmptyJidUser`]: an AD, interop or Messenger JID whose user is
 //!   present but empty (a zero-length raw string or packed value). quarry
 //!   rejects it; the peer only rejects an absent (LIST_EMPTY) user.
+//! * Bytes after the end of a compressed frame's zlib stream: the peer
+//!   ignores them, quarry rejects them (`compressed_frame_decisions_agree`).
 //!
 //! Everything else must agree exactly. The walker's own verdicts are checked
 //! against the peer on every input it is given, so the exclusions cannot
@@ -926,4 +928,61 @@ fn mutated_jid_shapes_agree() {
         }
     }
     assert!(nested > 10, "mutations made only {nested} nested JIDs");
+}
+
+// ---------------------------------------------------------------------------
+// Compressed frames: the same decisions as the peer's `util::unpack`, except
+// bytes after the end of the zlib stream (deliberate difference (c)).
+
+#[test]
+fn compressed_frame_decisions_agree() {
+    let frame_inflating_to = |inflated: usize| {
+        let payload = inflated - 8;
+        let mut prefix = vec![0xF8, 0x02, 19, 0xFE];
+        prefix.extend_from_slice(&(payload as u32).to_be_bytes());
+        let mut frame = vec![0x02];
+        frame.extend(common::zlib_prefix_then_zeros(&prefix, payload));
+        frame
+    };
+    let good = common::compressed_fanout_frame();
+    let mut bad_adler = good.clone();
+    *bad_adler.last_mut().unwrap() ^= 0xFF;
+    let truncated = good[..good.len() - 1].to_vec();
+    let cases = [
+        ("fanout", good.clone(), true),
+        ("adler mismatch", bad_adler, false),
+        ("truncated stream", truncated, false),
+        ("exactly 16 MiB", frame_inflating_to(16 << 20), true),
+        ("16 MiB + 1", frame_inflating_to((16 << 20) + 1), false),
+    ];
+    for (name, frame, valid) in &cases {
+        let peer = wacore_binary::util::unpack(frame)
+            .ok()
+            .and_then(|body| peer_tree(&body));
+        let arena = Arena::new();
+        let quarry = quarry_wa::decode_frame(&arena, frame).map(from_quarry);
+        assert_eq!(peer.is_some(), *valid, "{name}: peer");
+        match (peer, quarry) {
+            (Some(p), Ok(q)) => assert_eq!(p, q, "{name}"),
+            (None, Err(_)) => {}
+            (p, q) => panic!("{name}: peer {:?}, quarry {:?}", p.is_some(), q.map(|_| ())),
+        }
+    }
+
+    // (c) The peer's inflater stops at the end of the zlib stream and
+    // ignores what follows; quarry requires the stream to fill the frame.
+    let mut trailing = good.clone();
+    trailing.push(0);
+    let body = wacore_binary::util::unpack(&trailing).expect("the peer ignores the extra byte");
+    assert!(peer_tree(&body).is_some());
+    let arena = Arena::new();
+    assert_eq!(
+        quarry_wa::decode_frame(&arena, &trailing)
+            .map(|_| ())
+            .unwrap_err(),
+        quarry::DecodeError::TrailingBytes {
+            offset: good.len(),
+            count: 1
+        }
+    );
 }
