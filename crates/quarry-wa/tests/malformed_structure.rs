@@ -639,3 +639,67 @@ fn a_compressed_body_that_is_not_one_node_is_a_node_error() {
         eof(3)
     );
 }
+
+#[test]
+fn nibbles_12_to_14_fail_in_either_half_of_any_packed_byte() {
+    for nibble in 12..=14u8 {
+        // High half of the first packed byte (offset 6), low half of the
+        // first, then either half of the second (offset 7).
+        for (packed, at) in [
+            ([nibble << 4, 0x12], 6),
+            ([0x10 | nibble, 0x12], 6),
+            ([0x12, nibble << 4 | 1], 7),
+            ([0x12, 0x10 | nibble], 7),
+        ] {
+            let input = [0xF8, 0x03, 19, 8, 0xFF, 0x02, packed[0], packed[1]];
+            let err = decode_err(&input);
+            assert!(malformed(at)(&err), "{input:02x?}: {err:?}");
+        }
+    }
+    // HEX_8 has no invalid nibble.
+    let arena = Arena::new();
+    let node = quarry_wa::decode(&arena, &[0xF8, 0x03, 19, 8, 0xFB, 0x02, 0xCD, 0xEF]).unwrap();
+    assert_eq!(node.attr_str("id"), Some("CDEF"));
+}
+
+#[test]
+fn interop_and_messenger_servers_must_match() {
+    let msgr = [0xFC, 4, b'm', b's', b'g', b'r'];
+    let interop = [0xFC, 7, b'i', b'n', b't', b'e', b'r', b'o', b'p'];
+    // Interop JID ending in "msgr": wrong server, at its first byte (12).
+    let wrong = [
+        &[0xF8, 0x03, 19, 8, 0xF5, 0xFF, 0x81, 0x1F, 0, 1, 0, 2][..],
+        &msgr,
+    ]
+    .concat();
+    assert!(malformed(12)(&decode_err(&wrong)));
+    // Messenger JID ending in "interop" (at 10), or with no server at all.
+    let wrong = [
+        &[0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1][..],
+        &interop,
+    ]
+    .concat();
+    assert!(malformed(10)(&decode_err(&wrong)));
+    assert_eq!(
+        decode_err(&[0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1]),
+        eof(10)
+    );
+    // An unknown name in either slot.
+    let unknown = [
+        &[0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1][..],
+        &[0xFC, 1, b'x'],
+    ]
+    .concat();
+    assert!(malformed(10)(&decode_err(&unknown)));
+    // The right servers decode.
+    let arena = Arena::new();
+    let ok = [
+        &[0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1][..],
+        &msgr,
+    ]
+    .concat();
+    assert_eq!(
+        quarry_wa::decode(&arena, &ok).unwrap().attr("id").unwrap(),
+        "1:1@msgr"
+    );
+}
