@@ -28,7 +28,7 @@ pub fn sign(keys: &Keys, created_at: u64, kind: u16, tags: &[Vec<String>], conte
         content,
     );
     let id = unsigned.compute_id();
-    let secp: &secp256k1::Secp256k1<secp256k1::All> = &secp256k1::global::SECP256K1;
+    let secp: &secp256k1::Secp256k1<secp256k1::All> = secp256k1::global::SECP256K1;
     let sig = keys.sign_schnorr_with_aux_rand(secp, id.as_bytes(), &[0u8; 32]);
     unsigned.add_signature(sig).expect("signature matches")
 }
@@ -115,4 +115,36 @@ pub fn shape(i: usize, n: u32) -> Event {
 /// `["EVENT","sub1",<event>]` as rust-nostr serializes the event.
 pub fn relay_event(event: &Event) -> Vec<u8> {
     format!(r#"["EVENT","sub1",{}]"#, event.as_json()).into_bytes()
+}
+
+/// The doc event of the crate (valid id and signature), as a String.
+pub fn valid_event() -> String {
+    shape(4, 0).as_json()
+}
+
+/// Decode `input` as a bare event and as a message of either direction;
+/// both must fail (never panic) with an offset inside the input (or at its
+/// end). Returns the event decode's error.
+pub fn must_fail(input: &[u8]) -> quarry::DecodeError {
+    let arena = quarry::Arena::new();
+    let e = quarry_nostr::decode_event(&arena, input).expect_err("accepted malformed input");
+    assert!(e.offset() <= input.len(), "{e} beyond {}", input.len());
+    if let Err(m) = quarry_nostr::decode_message(&arena, input) {
+        assert!(m.offset() <= input.len(), "{m} beyond {}", input.len());
+    }
+    e
+}
+
+/// `what` and the offset of a `Malformed`, or panic.
+pub fn malformed(e: &quarry::DecodeError) -> (&'static str, usize) {
+    match *e {
+        quarry::DecodeError::Malformed { offset, what } => (what, offset),
+        ref other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+/// `json` with the first `from` replaced by `to`.
+pub fn edit(json: &str, from: &str, to: &str) -> String {
+    assert!(json.contains(from), "{from} not in {json}");
+    json.replacen(from, to, 1)
 }
