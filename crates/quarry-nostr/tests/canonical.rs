@@ -21,7 +21,7 @@ fn event_with_preimage(preimage: &[u8], pubkey: &str, content_json: &str) -> Str
     let id: [u8; 32] = Sha256::digest(preimage).into();
     let keys = common::keys(11);
     let secp: &secp256k1::Secp256k1<secp256k1::All> = secp256k1::global::SECP256K1;
-    let sig = keys.sign_schnorr_with_aux_rand(secp, &id, &[0u8; 32]);
+    let sig = keys.sign_schnorr_with_aux_rand(secp, id, &[0u8; 32]);
     let id_hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         r#"{{"id":"{id_hex}","pubkey":"{pubkey}","created_at":1700000000,"kind":1,"tags":[],"content":{content_json},"sig":"{sig}"}}"#

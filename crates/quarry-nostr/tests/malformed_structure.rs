@@ -212,7 +212,7 @@ fn message_verbs_and_shapes() {
     assert!(relay(&arena, &format!(r#"["EOSE","{}"]"#, "\u{e9}".repeat(64))).is_ok());
     // REQ filter members.
     let e = client(&arena, r#"["REQ","s",{"kinds":[1],"kinds":[2]}]"#).unwrap_err();
-    assert_eq!(malformed(&e), ("duplicate member in filter", 25));
+    assert_eq!(malformed(&e), ("duplicate member in filter", 24));
     let e = client(&arena, r##"["REQ","s",{"#e":[],"#e":[]}]"##).unwrap_err();
     assert_eq!(malformed(&e), ("duplicate member in filter", 20));
     assert!(client(&arena, r#"["REQ","s",{"kinds":[70000]}]"#).is_err());
