@@ -1,0 +1,939 @@
+//! Rust source for a [`Model`]: the static tables, one view per message,
+//! one Rust enum per protobuf enum and per oneof, and (behind a feature of
+//! the consuming crate) conversions to prost's owned types.
+
+use std::collections::{HashMap, HashSet};
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use proc_macro2::{Literal, TokenStream};
+use quarry_proto::{Kind, Label};
+use quote::{format_ident, quote};
+
+use crate::model::{Def, Enm, Fld, Model, Msg, prost_camel, prost_snake, sanitize};
+use crate::tables::dense_lookup;
+
+/// Options of one generation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Options {
+    /// proto package -> Rust path of the module prost generated it into.
+    pub prost_packages: HashMap<String, String>,
+    /// The consumer's feature that enables the prost conversions.
+    pub prost_feature: String,
+    /// Emit prost conversions at all.
+    pub prost: bool,
+}
+
+/// Methods every view has; field getters of these names get a `_` suffix.
+const RESERVED: &[&str] = &[
+    "decode",
+    "from_record",
+    "record",
+    "encode_to_vec",
+    "to_json",
+    "to_prost",
+    "unknown_fields",
+    "TABLE",
+    // Names clippy expects to implement std traits.
+    "add",
+    "as_mut",
+    "as_ref",
+    "borrow",
+    "borrow_mut",
+    "clone",
+    "cmp",
+    "default",
+    "deref",
+    "deref_mut",
+    "div",
+    "drop",
+    "eq",
+    "from_iter",
+    "from_str",
+    "hash",
+    "index",
+    "index_mut",
+    "into_iter",
+    "mul",
+    "neg",
+    "next",
+    "not",
+    "rem",
+    "shl",
+    "shr",
+    "sub",
+    "partial_cmp",
+];
+
+fn ident(s: &str) -> proc_macro2::Ident {
+    match s.strip_prefix("r#") {
+        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
+        None => proc_macro2::Ident::new(s, proc_macro2::Span::call_site()),
+    }
+}
+
+fn path(s: &str) -> TokenStream {
+    s.parse()
+        .unwrap_or_else(|_| quote!(compile_error!("invalid path")))
+}
+
+/// `#[doc]` lines: a summary, then the `.proto` comment verbatim in a
+/// `text` block (so no Markdown in a schema can break rustdoc or clippy).
+fn doc(summary: &str, comment: &str) -> TokenStream {
+    let mut lines = vec![format!(" {summary}")];
+    let body: Vec<&str> = comment.lines().map(str::trim_end).collect();
+    if body.iter().any(|l| !l.trim().is_empty()) {
+        lines.push(String::new());
+        lines.push(" ```text".into());
+        for l in body {
+            lines.push(format!(" {}", l.replace("```", "'''")));
+        }
+        lines.push(" ```".into());
+    }
+    let attrs = lines.iter().map(|l| quote!(#[doc = #l]));
+    quote!(#(#attrs)*)
+}
+
+struct Names {
+    /// Base name (no `View`) per message.
+    msg: Vec<String>,
+    /// Rust enum name per enum.
+    enm: Vec<String>,
+}
+
+fn camel_path(parts: &[String]) -> String {
+    parts.iter().map(|p| p.to_upper_camel_case()).collect()
+}
+
+fn assign_names(model: &Model) -> Names {
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut pick = |package: &str, local: &[String], suffix: &str| {
+        let base = camel_path(local);
+        let mut name = sanitize(&base);
+        if !taken.insert(format!("{name}{suffix}")) {
+            name = format!(
+                "{}{}",
+                package.replace('.', "_").to_upper_camel_case(),
+                base
+            );
+            let mut n = 2;
+            while !taken.insert(format!("{name}{suffix}")) {
+                name = format!(
+                    "{}{}{n}",
+                    package.replace('.', "_").to_upper_camel_case(),
+                    base
+                );
+                n += 1;
+            }
+        }
+        name
+    };
+    let msg = model
+        .messages
+        .iter()
+        .map(|m| pick(&m.package, &m.local_path, "View"))
+        .collect();
+    let enm = model
+        .enums
+        .iter()
+        .map(|e| pick(&e.package, &e.local_path, ""))
+        .collect();
+    Names { msg, enm }
+}
+
+/// Rust variant names of an enum's declared values (first name per
+/// number), prost's way: UpperCamel with the enum's name stripped.
+fn variant_names(e: &Enm) -> Vec<(String, i32, String, String)> {
+    let enum_camel = e
+        .local_path
+        .last()
+        .map(|s| s.to_upper_camel_case())
+        .unwrap_or_default();
+    let mut seen_numbers = HashSet::new();
+    let mut used = HashSet::new();
+    let mut out = Vec::new();
+    for (name, number, doc) in &e.declared {
+        if !seen_numbers.insert(*number) {
+            continue;
+        }
+        let camel = name.to_upper_camel_case();
+        let stripped = camel
+            .strip_prefix(&enum_camel)
+            .filter(|s| s.starts_with(|c: char| c.is_uppercase()))
+            .unwrap_or(&camel)
+            .to_string();
+        let mut v = sanitize(&stripped);
+        if v.starts_with("r#") || v.ends_with('_') || !used.insert(v.clone()) {
+            v = sanitize(&camel);
+            if !used.insert(v.clone()) {
+                v = format!("{v}{number}").replace('-', "Neg");
+                used.insert(v.clone());
+            }
+        }
+        out.push((v, *number, name.clone(), doc.clone()));
+    }
+    out
+}
+
+pub(crate) fn generate(model: &Model, opts: &Options, sources: &[String]) -> TokenStream {
+    let names = assign_names(model);
+    let mut items = Vec::new();
+    let header = format!(
+        " Views and decode tables generated by quarry-proto-build from {}.",
+        sources.join(", ")
+    );
+    let _ = header;
+
+    // Tables.
+    let n_msgs = model.messages.len();
+    let n_enums = model.enums.len();
+    let mut msg_tables = Vec::new();
+    for (i, m) in model.messages.iter().enumerate() {
+        let f_name = format_ident!("F{}", i);
+        let n_name = format_ident!("N{}", i);
+        let fields = m.fields.iter().map(field_table);
+        let nf = m.fields.len();
+        let numbers: Vec<u32> = m.fields.iter().map(|f| f.number).collect();
+        let lookup = dense_lookup(&numbers);
+        let nl = lookup.len();
+        let lookup_lits = lookup.iter().map(|v| Literal::u16_unsuffixed(*v));
+        items.push(quote! {
+            static #f_name: [::quarry_proto::FieldTable; #nf] = [#(#fields),*];
+            static #n_name: [u16; #nl] = [#(#lookup_lits),*];
+        });
+        let full = &m.full_name;
+        let oneofs = m.oneofs.iter();
+        let map_entry = m.map_entry;
+        msg_tables.push(quote! {
+            ::quarry_proto::MessageTable {
+                full_name: #full,
+                fields: &#f_name,
+                by_number: &#n_name,
+                oneofs: &[#(#oneofs),*],
+                map_entry: #map_entry,
+            }
+        });
+    }
+    let mut enum_tables = Vec::new();
+    for (i, e) in model.enums.iter().enumerate() {
+        let e_name = format_ident!("E{}", i);
+        let values = e.by_number();
+        let nv = values.len();
+        let vals = values.iter().map(|(n, s)| quote!((#n, #s)));
+        items.push(quote! {
+            static #e_name: [(i32, &str); #nv] = [#(#vals),*];
+        });
+        let full = &e.full_name;
+        let closed = e.closed;
+        enum_tables.push(quote! {
+            ::quarry_proto::EnumTable { full_name: #full, closed: #closed, values: &#e_name }
+        });
+    }
+    let schema_doc = doc(
+        "Decode tables of every message and enum of this schema, shared by all views.",
+        "",
+    );
+    items.push(quote! {
+        #schema_doc
+        pub static SCHEMA: ::quarry_proto::Schema = ::quarry_proto::Schema {
+            messages: &MESSAGES,
+            enums: &ENUMS,
+        };
+        static MESSAGES: [::quarry_proto::MessageTable; #n_msgs] = [#(#msg_tables),*];
+        static ENUMS: [::quarry_proto::EnumTable; #n_enums] = [#(#enum_tables),*];
+    });
+
+    for (i, e) in model.enums.iter().enumerate() {
+        items.push(enum_item(e, &names.enm[i]));
+    }
+    for (i, m) in model.messages.iter().enumerate() {
+        items.push(view_item(model, &names, i, m, opts));
+    }
+    quote!(#(#items)*)
+}
+
+fn field_table(f: &Fld) -> TokenStream {
+    let number = f.number;
+    let name = &f.name;
+    let json = &f.json_name;
+    let kind = ident(&format!("{:?}", f.kind));
+    let label = ident(&format!("{:?}", f.label));
+    let packed = f.packed;
+    let sub = f.sub;
+    let oneof = f.oneof;
+    let default = match &f.default {
+        Def::Zero => quote!(::quarry_proto::DefaultValue::Zero),
+        Def::Scalar(v) => {
+            let v = Literal::u64_unsuffixed(*v);
+            quote!(::quarry_proto::DefaultValue::Scalar(#v))
+        }
+        Def::Bytes(b) => {
+            let b = Literal::byte_string(b);
+            quote!(::quarry_proto::DefaultValue::Bytes(#b))
+        }
+    };
+    quote! {
+        ::quarry_proto::FieldTable {
+            number: #number,
+            name: #name,
+            json_name: #json,
+            kind: ::quarry_proto::Kind::#kind,
+            label: ::quarry_proto::Label::#label,
+            packed: #packed,
+            utf8: true,
+            sub: #sub,
+            oneof: #oneof,
+            default: #default,
+        }
+    }
+}
+
+fn enum_item(e: &Enm, name: &str) -> TokenStream {
+    let ty = ident(name);
+    let variants = variant_names(e);
+    let summary = format!(
+        "Enum `{}` ({}).",
+        e.full_name,
+        if e.closed {
+            "closed: values it does not list are kept as unknown fields"
+        } else {
+            "open"
+        }
+    );
+    let d = doc(&summary, &e.doc);
+    let decl = variants.iter().map(|(v, n, proto_name, vdoc)| {
+        let v = ident(v);
+        let d = doc(&format!("`{proto_name}` = {n}."), vdoc);
+        quote!(#d #v = #n)
+    });
+    let from = variants.iter().map(|(v, n, _, _)| {
+        let v = ident(v);
+        quote!(#n => Some(Self::#v))
+    });
+    let to_name = variants.iter().map(|(v, _, proto_name, _)| {
+        let v = ident(v);
+        quote!(Self::#v => #proto_name)
+    });
+    quote! {
+        #d
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(i32)]
+        #[allow(clippy::enum_variant_names)] // names come from the schema
+        pub enum #ty {
+            #(#decl),*
+        }
+        impl #ty {
+            /// The variant numbered `value`, if the enum lists it.
+            pub const fn from_i32(value: i32) -> Option<Self> {
+                match value {
+                    #(#from,)*
+                    _ => None,
+                }
+            }
+            /// The value's name in the `.proto` file.
+            pub const fn as_str_name(self) -> &'static str {
+                match self {
+                    #(#to_name),*
+                }
+            }
+        }
+    }
+}
+
+/// The stored `u64` expression `e` as the Rust type of `kind`.
+fn conv(kind: Kind, e: TokenStream) -> TokenStream {
+    match kind {
+        Kind::Int32 | Kind::SInt32 | Kind::SFixed32 | Kind::Enum => quote!((#e) as i32),
+        Kind::Int64 | Kind::SInt64 | Kind::SFixed64 => quote!((#e) as i64),
+        Kind::UInt32 | Kind::Fixed32 => quote!((#e) as u32),
+        Kind::Bool => quote!((#e) != 0),
+        Kind::Float => quote!(f32::from_bits((#e) as u32)),
+        Kind::Double => quote!(f64::from_bits(#e)),
+        _ => e,
+    }
+}
+
+fn scalar_type(kind: Kind) -> TokenStream {
+    match kind {
+        Kind::Int32 | Kind::SInt32 | Kind::SFixed32 => quote!(i32),
+        Kind::Int64 | Kind::SInt64 | Kind::SFixed64 => quote!(i64),
+        Kind::UInt32 | Kind::Fixed32 => quote!(u32),
+        Kind::Bool => quote!(bool),
+        Kind::Float => quote!(f32),
+        Kind::Double => quote!(f64),
+        _ => quote!(u64),
+    }
+}
+
+fn def_u64(f: &Fld) -> TokenStream {
+    match f.default {
+        Def::Scalar(v) => {
+            let v = Literal::u64_unsuffixed(v);
+            quote!(#v)
+        }
+        _ => quote!(0),
+    }
+}
+
+/// What a getter of field `f` returns and how (for singular fields: the
+/// value as the field's view type).
+struct Getter {
+    ty: TokenStream,
+    body: TokenStream,
+}
+
+fn enum_fallback(model: &Model, names: &Names, f: &Fld) -> (TokenStream, bool) {
+    let e = &model.enums[f.sub as usize];
+    let ty = ident(&names.enm[f.sub as usize]);
+    let default = match f.default {
+        Def::Scalar(v) => v as i64 as i32,
+        _ => 0,
+    };
+    let vars = variant_names(e);
+    let v = vars
+        .iter()
+        .find(|v| v.1 == default)
+        .or(vars.first())
+        .map(|v| ident(&v.0));
+    (quote!(#ty::#v), e.closed)
+}
+
+fn singular_getter(model: &Model, names: &Names, f: &Fld, idx: &Literal) -> Getter {
+    getter_on(model, names, f, idx, quote!(self.rec))
+}
+
+/// The getter of `f` reading record expression `rec`.
+fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStream) -> Getter {
+    match f.kind {
+        Kind::Message | Kind::Group => {
+            let v = format_ident!("{}View", names.msg[f.sub as usize]);
+            Getter {
+                ty: quote!(Option<#v<'a>>),
+                body: quote!(#rec.message(#idx).map(#v::from_record)),
+            }
+        }
+        Kind::String => {
+            let d = match &f.default {
+                Def::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            };
+            Getter {
+                ty: quote!(&'a str),
+                body: quote!(#rec.str(#idx).unwrap_or(#d)),
+            }
+        }
+        Kind::Bytes => {
+            let d = match &f.default {
+                Def::Bytes(b) => Literal::byte_string(b),
+                _ => Literal::byte_string(b""),
+            };
+            Getter {
+                ty: quote!(&'a [u8]),
+                body: quote!(#rec.bytes(#idx).unwrap_or(#d)),
+            }
+        }
+        Kind::Enum => {
+            let ty = ident(&names.enm[f.sub as usize]);
+            let (fallback, closed) = enum_fallback(model, names, f);
+            let d = def_u64(f);
+            if closed {
+                Getter {
+                    ty: quote!(#ty),
+                    body: quote!(#ty::from_i32(#rec.scalar(#idx).unwrap_or(#d) as i32).unwrap_or(#fallback)),
+                }
+            } else {
+                Getter {
+                    ty: quote!(Result<#ty, i32>),
+                    body: quote! {{
+                        let raw = #rec.scalar(#idx).unwrap_or(#d) as i32;
+                        #ty::from_i32(raw).ok_or(raw)
+                    }},
+                }
+            }
+        }
+        kind => {
+            let d = def_u64(f);
+            Getter {
+                ty: scalar_type(kind),
+                body: conv(kind, quote!(#rec.scalar(#idx).unwrap_or(#d))),
+            }
+        }
+    }
+}
+
+/// Method names of a view: snake_case field names, `has_` names for
+/// fields with presence, oneof names, clear of the view's own methods and
+/// of each other.
+struct MemberNames {
+    getters: Vec<String>,
+    has: Vec<Option<String>>,
+    oneofs: Vec<String>,
+}
+
+fn member_names(m: &Msg) -> MemberNames {
+    let mut used: HashSet<String> = RESERVED.iter().map(|s| s.to_string()).collect();
+    let mut take = |want: String| {
+        let mut name = want;
+        while !used.insert(name.trim_start_matches("r#").to_string()) {
+            name = format!("{}_", name.trim_start_matches("r#"));
+        }
+        name
+    };
+    let getters = m
+        .fields
+        .iter()
+        .map(|f| take(sanitize(&f.name.to_snake_case())))
+        .collect();
+    let has = m
+        .fields
+        .iter()
+        .map(|f| {
+            (f.label == Label::Explicit && !f.kind.is_message())
+                .then(|| take(format!("has_{}", f.name.to_snake_case())))
+        })
+        .collect();
+    let oneofs = m
+        .oneofs
+        .iter()
+        .map(|o| take(sanitize(&o.to_snake_case())))
+        .collect();
+    MemberNames {
+        getters,
+        has,
+        oneofs,
+    }
+}
+
+fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) -> TokenStream {
+    let base = &names.msg[i];
+    let view = format_ident!("{}View", base);
+    let index = i as u32;
+    let kind_word = if m.map_entry { "Map entry" } else { "Message" };
+    let d = doc(
+        &format!(
+            "{kind_word} `{}`, read in place from its arena.",
+            m.full_name
+        ),
+        &m.doc,
+    );
+
+    let MemberNames {
+        getters: getter_names,
+        has: has_names,
+        oneofs: oneof_names,
+    } = member_names(m);
+
+    let mut methods = Vec::new();
+    let mut extra_items = Vec::new();
+    for (j, f) in m.fields.iter().enumerate() {
+        let idx = Literal::u32_unsuffixed(j as u32);
+        let g = ident(&getter_names[j]);
+        let summary = format!(
+            "Field `{}` = {}{}.",
+            f.name,
+            f.number,
+            match (&f.label, f.kind.is_message()) {
+                (Label::Repeated, _) => "",
+                (_, true) => "; `None` when absent",
+                (Label::Explicit, false) => "; its default when absent",
+                (Label::Implicit, false) => "",
+            }
+        );
+        let fd = doc(&summary, &f.doc);
+        if f.label == Label::Repeated {
+            let sub_entry = f.kind.is_message() && model.messages[f.sub as usize].map_entry;
+            let (ty, body) = if sub_entry {
+                let entry = &model.messages[f.sub as usize];
+                let ev = format_ident!("{}View", names.msg[f.sub as usize]);
+                let kg = getter_on(
+                    model,
+                    names,
+                    &entry.fields[0],
+                    &Literal::u32_unsuffixed(0),
+                    quote!(e.rec),
+                );
+                let vg = getter_on(
+                    model,
+                    names,
+                    &entry.fields[1],
+                    &Literal::u32_unsuffixed(1),
+                    quote!(e.rec),
+                );
+                let kt = kg.ty;
+                let kb = kg.body;
+                let (vt, vexpr) = if entry.fields[1].kind.is_message() {
+                    let sv = format_ident!("{}View", names.msg[entry.fields[1].sub as usize]);
+                    (
+                        quote!(#sv<'a>),
+                        quote!(e.rec.message(1).map(#sv::from_record).unwrap_or_default()),
+                    )
+                } else {
+                    (vg.ty, vg.body)
+                };
+                (
+                    quote!(impl ExactSizeIterator<Item = (#kt, #vt)> + DoubleEndedIterator + 'a),
+                    quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::from_record(rec); (#kb, #vexpr) })),
+                )
+            } else {
+                match f.kind {
+                    Kind::Message | Kind::Group => {
+                        let v = format_ident!("{}View", names.msg[f.sub as usize]);
+                        (
+                            quote!(impl ExactSizeIterator<Item = #v<'a>> + DoubleEndedIterator + 'a),
+                            quote!(self.rec.messages(#idx).map(#v::from_record)),
+                        )
+                    }
+                    Kind::String => (quote!(&'a [&'a str]), quote!(self.rec.strs(#idx))),
+                    Kind::Bytes => (quote!(&'a [&'a [u8]]), quote!(self.rec.bytes_list(#idx))),
+                    Kind::Enum => {
+                        let ty = ident(&names.enm[f.sub as usize]);
+                        let (fallback, closed) = enum_fallback(model, names, f);
+                        if closed {
+                            (
+                                quote!(impl ExactSizeIterator<Item = #ty> + DoubleEndedIterator + 'a),
+                                quote!(self.rec.scalars(#idx).iter().map(|&v| #ty::from_i32(v as i32).unwrap_or(#fallback))),
+                            )
+                        } else {
+                            (
+                                quote!(impl ExactSizeIterator<Item = Result<#ty, i32>> + DoubleEndedIterator + 'a),
+                                quote!(self.rec.scalars(#idx).iter().map(|&v| #ty::from_i32(v as i32).ok_or(v as i32))),
+                            )
+                        }
+                    }
+                    kind => {
+                        let t = scalar_type(kind);
+                        let c = conv(kind, quote!(v));
+                        let body = if kind == Kind::UInt64 || kind == Kind::Fixed64 {
+                            quote!(self.rec.scalars(#idx).iter().copied())
+                        } else {
+                            quote!(self.rec.scalars(#idx).iter().map(|&v| #c))
+                        };
+                        (
+                            quote!(impl ExactSizeIterator<Item = #t> + DoubleEndedIterator + 'a),
+                            body,
+                        )
+                    }
+                }
+            };
+            methods.push(quote! {
+                #fd
+                pub fn #g(self) -> #ty { #body }
+            });
+        } else {
+            let gt = singular_getter(model, names, f, &idx);
+            let ty = gt.ty;
+            let body = gt.body;
+            methods.push(quote! {
+                #fd
+                pub fn #g(self) -> #ty { #body }
+            });
+        }
+        if let Some(h) = &has_names[j] {
+            let h = ident(h);
+            let hd = format!(" True if field `{}` is present.", f.name);
+            methods.push(quote! {
+                #[doc = #hd]
+                pub fn #h(self) -> bool { self.rec.has(#idx) }
+            });
+        }
+    }
+
+    // One enum per real oneof.
+    for (k, oneof) in m.oneofs.iter().enumerate() {
+        let members: Vec<(usize, &Fld)> = m
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.oneof as usize == k + 1)
+            .collect();
+        let oneof_ty = format_ident!("{}{}Oneof", base, oneof.to_upper_camel_case());
+        let borrows = members.iter().any(|(_, f)| {
+            matches!(
+                f.kind,
+                Kind::String | Kind::Bytes | Kind::Message | Kind::Group
+            )
+        });
+        let lt = if borrows { quote!(<'a>) } else { quote!() };
+        let mut variants = Vec::new();
+        let mut arms = Vec::new();
+        let mut used_v = HashSet::new();
+        let mut var_names = Vec::new();
+        for (j, f) in &members {
+            let mut vn = sanitize(&f.name.to_upper_camel_case());
+            while !used_v.insert(vn.clone()) {
+                vn.push('_');
+            }
+            let v = ident(&vn);
+            var_names.push(vn.clone());
+            let idx = Literal::u32_unsuffixed(*j as u32);
+            let gt = singular_getter(model, names, f, &idx);
+            let vd = format!(" Field `{}` = {}.", f.name, f.number);
+            if f.kind.is_message() {
+                let sv = format_ident!("{}View", names.msg[f.sub as usize]);
+                variants.push(quote!(#[doc = #vd] #v(#sv<'a>)));
+                arms.push(quote! {
+                    if let Some(rec) = self.rec.message(#idx) {
+                        return Some(#oneof_ty::#v(#sv::from_record(rec)));
+                    }
+                });
+            } else {
+                let ty = gt.ty;
+                let body = gt.body;
+                variants.push(quote!(#[doc = #vd] #v(#ty)));
+                arms.push(quote! {
+                    if self.rec.has(#idx) {
+                        return Some(#oneof_ty::#v(#body));
+                    }
+                });
+            }
+        }
+        let od = format!(
+            "The member of oneof `{oneof}` of `{}` that is set.",
+            m.full_name
+        );
+        extra_items.push(quote! {
+            #[doc = #od]
+            #[derive(Clone, Copy, Debug)]
+            #[allow(clippy::enum_variant_names)] // names come from the schema
+            pub enum #oneof_ty #lt {
+                #(#variants),*
+            }
+        });
+        let g = ident(&oneof_names[k]);
+        let gd = format!(" Which member of oneof `{oneof}` is set, if any.");
+        methods.push(quote! {
+            #[doc = #gd]
+            pub fn #g(self) -> Option<#oneof_ty #lt> {
+                #(#arms)*
+                None
+            }
+        });
+    }
+
+    let prost_impl = if opts.prost && !m.map_entry {
+        prost_conversion(model, names, m, &view, opts)
+    } else {
+        quote!()
+    };
+
+    quote! {
+        #d
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #view<'a> {
+            rec: ::quarry_proto::Record<'a>,
+        }
+
+        #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)] // getter names come from the schema
+        impl<'a> #view<'a> {
+            /// This message's type in [`SCHEMA`].
+            pub const TABLE: ::quarry_proto::MessageRef = ::quarry_proto::MessageRef::new(&SCHEMA, #index);
+
+            /// Decode `input` as this message into `arena` (default limits;
+            /// one allocation into a fresh arena, none into a reused one).
+            pub fn decode(arena: &'a ::quarry_proto::Arena, input: &'a [u8]) -> Result<Self, ::quarry_proto::DecodeError> {
+                ::quarry_proto::decode(Self::TABLE, arena, input).map(Self::from_record)
+            }
+
+            /// A view of `rec`, which must have been decoded as this type.
+            pub fn from_record(rec: ::quarry_proto::Record<'a>) -> Self {
+                Self { rec }
+            }
+
+            /// The underlying record.
+            pub fn record(self) -> ::quarry_proto::Record<'a> {
+                self.rec
+            }
+
+            /// Fields the schema does not know, kept as they were on the wire.
+            pub fn unknown_fields(self) -> impl Iterator<Item = ::quarry_proto::UnknownField<'a>> + 'a {
+                self.rec.unknown_fields()
+            }
+
+            /// The message re-encoded (exact size, one allocation).
+            pub fn encode_to_vec(self) -> Vec<u8> {
+                ::quarry_proto::encode_to_vec(Self::TABLE, self.rec)
+            }
+
+            /// The message in protobuf's canonical JSON mapping.
+            pub fn to_json(self) -> String {
+                ::quarry_proto::json::to_json(Self::TABLE, self.rec)
+            }
+
+            #(#methods)*
+        }
+
+        #(#extra_items)*
+
+        #prost_impl
+    }
+}
+
+fn prost_type_path(model: &Model, m: &Msg, opts: &Options) -> Option<String> {
+    let root = opts.prost_packages.get(&m.package)?;
+    let mut parts: Vec<String> = vec![root.clone()];
+    let n = m.local_path.len();
+    for (k, p) in m.local_path.iter().enumerate() {
+        if k + 1 < n {
+            parts.push(prost_snake(p));
+        } else {
+            parts.push(prost_camel(p));
+        }
+    }
+    let _ = model;
+    Some(parts.join("::"))
+}
+
+/// How a borrowed singular value `v` of field `f` becomes prost's owned one.
+fn owned(model: &Model, names: &Names, f: &Fld, v: TokenStream, boxed: bool) -> TokenStream {
+    match f.kind {
+        Kind::String => quote!((#v).to_owned()),
+        Kind::Bytes => quote!((#v).to_vec()),
+        Kind::Message | Kind::Group => {
+            let _ = (model, names);
+            if boxed {
+                quote!(Box::new((#v).to_prost()))
+            } else {
+                quote!((#v).to_prost())
+            }
+        }
+        _ => v,
+    }
+}
+
+fn prost_conversion(
+    model: &Model,
+    names: &Names,
+    m: &Msg,
+    view: &proc_macro2::Ident,
+    opts: &Options,
+) -> TokenStream {
+    let member = member_names(m);
+    let getters = &member.getters;
+    let Some(ty) = prost_type_path(model, m, opts) else {
+        return quote!();
+    };
+    let ty_path = path(&ty);
+    let mut inits = Vec::new();
+    for (j, f) in m.fields.iter().enumerate() {
+        if f.oneof != 0 {
+            continue;
+        }
+        let name = ident(&prost_snake(&f.name));
+        let g = ident(&getters[j]);
+        let idx = Literal::u32_unsuffixed(j as u32);
+        let d = def_u64(f);
+        let value = if f.label == Label::Repeated {
+            let entry = f
+                .kind
+                .is_message()
+                .then(|| &model.messages[f.sub as usize])
+                .filter(|e| e.map_entry);
+            if let Some(entry) = entry {
+                let k = owned(model, names, &entry.fields[0], quote!(k), false);
+                let k = if entry.fields[0].kind == Kind::Enum {
+                    quote!(k as i32)
+                } else {
+                    k
+                };
+                let vf = &entry.fields[1];
+                let v = match vf.kind {
+                    Kind::Enum => quote!(e.rec.scalar(1).unwrap_or(0) as i32),
+                    _ => owned(model, names, vf, quote!(v), false),
+                };
+                let ev = format_ident!("{}View", names.msg[f.sub as usize]);
+                if vf.kind == Kind::Enum {
+                    quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::from_record(rec); let k = e.key(); (#k, #v) }).collect())
+                } else {
+                    quote!(self.#g().map(|(k, v)| (#k, #v)).collect())
+                }
+            } else {
+                match f.kind {
+                    Kind::Message | Kind::Group => {
+                        let sv = format_ident!("{}View", names.msg[f.sub as usize]);
+                        quote!(self.#g().map(#sv::to_prost).collect())
+                    }
+                    Kind::String => quote!(self.#g().iter().map(|s| (*s).to_owned()).collect()),
+                    Kind::Bytes => quote!(self.#g().iter().map(|b| b.to_vec()).collect()),
+                    Kind::Enum => {
+                        quote!(self.rec.scalars(#idx).iter().map(|&v| v as i32).collect())
+                    }
+                    _ => quote!(self.#g().collect()),
+                }
+            }
+        } else if f.kind.is_message() {
+            let sv = format_ident!("{}View", names.msg[f.sub as usize]);
+            if f.required {
+                if f.prost_boxed {
+                    quote!(Box::new(self.#g().unwrap_or_default().to_prost()))
+                } else {
+                    quote!(self.#g().unwrap_or_default().to_prost())
+                }
+            } else if f.prost_boxed {
+                quote!(self.#g().map(|v| Box::new(v.to_prost())))
+            } else {
+                quote!(self.#g().map(#sv::to_prost))
+            }
+        } else {
+            let v = match f.kind {
+                Kind::Enum => quote!(self.rec.scalar(#idx).unwrap_or(#d) as i32),
+                _ => owned(model, names, f, quote!(self.#g()), false),
+            };
+            if f.prost_optional {
+                quote!(if self.rec.has(#idx) { Some(#v) } else { None })
+            } else {
+                v
+            }
+        };
+        inits.push(quote!(#name: #value));
+    }
+    for (k, oneof) in m.oneofs.iter().enumerate() {
+        let name = ident(&prost_snake(oneof));
+        let oneof_ty = format_ident!(
+            "{}{}Oneof",
+            names.msg[model.message_index[&m.full_name] as usize],
+            oneof.to_upper_camel_case()
+        );
+        let prost_enum = path(&format!(
+            "{}::{}::{}",
+            ty.rsplit_once("::").map_or("", |(p, _)| p),
+            prost_snake(m.local_path.last().map(String::as_str).unwrap_or("")),
+            prost_camel(oneof)
+        ));
+        let mut used_v = HashSet::new();
+        let arms = m
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.oneof as usize == k + 1)
+            .map(|(j, f)| {
+                let mut vn = sanitize(&f.name.to_upper_camel_case());
+                while !used_v.insert(vn.clone()) {
+                    vn.push('_');
+                }
+                let v = ident(&vn);
+                let pv = ident(&prost_camel(&f.name));
+                let idx = Literal::u32_unsuffixed(j as u32);
+                let val = match f.kind {
+                    Kind::Enum => quote!(self.rec.scalar(#idx).unwrap_or(0) as i32),
+                    _ => owned(model, names, f, quote!(v), f.prost_boxed),
+                };
+                if f.kind == Kind::Enum {
+                    quote!(#oneof_ty::#v(_) => #prost_enum::#pv(#val))
+                } else {
+                    quote!(#oneof_ty::#v(v) => #prost_enum::#pv(#val))
+                }
+            });
+        let getter = ident(&member.oneofs[k]);
+        inits.push(quote!(#name: self.#getter().map(|o| match o { #(#arms),* })));
+    }
+    let feature = &opts.prost_feature;
+    let doc = format!(" Convert to prost's owned `{ty}` (copies every string and byte field).");
+    quote! {
+        #[cfg(feature = #feature)]
+        impl #view<'_> {
+            #[doc = #doc]
+            pub fn to_prost(self) -> #ty_path {
+                #ty_path { #(#inits),* }
+            }
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! The schema as the generator and the run-time table builder see it:
+//! every message and enum of the compiled files with an index, fields
+//! sorted by number, names for Rust and for prost.
+
+use std::collections::{HashMap, HashSet};
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use prost_reflect::{
+    Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, Kind as RKind, MessageDescriptor,
+    Syntax, Value,
+};
+use quarry_proto::{Kind, Label};
+
+/// A numeric or bytes default of a field, in stored form.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Def {
+    Zero,
+    Scalar(u64),
+    Bytes(Vec<u8>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Fld {
+    pub number: u32,
+    pub name: String,
+    pub json_name: String,
+    pub kind: Kind,
+    pub label: Label,
+    pub packed: bool,
+    /// Message index (message/group) or enum index (enum).
+    pub sub: u32,
+    /// Real oneof index plus one, or 0.
+    pub oneof: u16,
+    pub default: Def,
+    pub doc: String,
+    /// prost keeps this singular message field in a `Box`.
+    pub prost_boxed: bool,
+    /// proto2 `required` (prost's type is then `T`, not `Option<T>`).
+    pub required: bool,
+    /// prost's field type is `Option<T>` for this singular scalar.
+    pub prost_optional: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Msg {
+    pub full_name: String,
+    pub package: String,
+    /// The message's name path inside its package (`Outer.Inner`).
+    pub local_path: Vec<String>,
+    pub fields: Vec<Fld>,
+    pub oneofs: Vec<String>,
+    pub map_entry: bool,
+    pub doc: String,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Enm {
+    pub full_name: String,
+    pub package: String,
+    pub local_path: Vec<String>,
+    pub closed: bool,
+    /// Declared values: (name, number, doc).
+    pub declared: Vec<(String, i32, String)>,
+    pub doc: String,
+}
+
+impl Enm {
+    /// `(number, name)` sorted by number, first name per number.
+    pub fn by_number(&self) -> Vec<(i32, String)> {
+        let mut seen = HashSet::new();
+        let mut out: Vec<(i32, String)> = self
+            .declared
+            .iter()
+            .filter(|(_, n, _)| seen.insert(*n))
+            .map(|(name, n, _)| (*n, name.clone()))
+            .collect();
+        out.sort_by_key(|v| v.0);
+        out
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Model {
+    pub messages: Vec<Msg>,
+    pub enums: Vec<Enm>,
+    pub message_index: HashMap<String, u32>,
+}
+
+fn kind_of(k: &RKind) -> Kind {
+    match k {
+        RKind::Double => Kind::Double,
+        RKind::Float => Kind::Float,
+        RKind::Int64 => Kind::Int64,
+        RKind::Uint64 => Kind::UInt64,
+        RKind::Int32 => Kind::Int32,
+        RKind::Uint32 => Kind::UInt32,
+        RKind::Fixed64 => Kind::Fixed64,
+        RKind::Fixed32 => Kind::Fixed32,
+        RKind::Bool => Kind::Bool,
+        RKind::String => Kind::String,
+        RKind::Bytes => Kind::Bytes,
+        RKind::Message(_) => Kind::Message,
+        RKind::Enum(_) => Kind::Enum,
+        RKind::Sfixed32 => Kind::SFixed32,
+        RKind::Sfixed64 => Kind::SFixed64,
+        RKind::Sint32 => Kind::SInt32,
+        RKind::Sint64 => Kind::SInt64,
+    }
+}
+
+/// A default value in the decoder's stored form.
+fn stored_default(kind: Kind, v: &Value) -> Def {
+    let scalar = match v {
+        Value::Bool(b) => u64::from(*b),
+        Value::I32(n) | Value::EnumNumber(n) => *n as i64 as u64,
+        Value::I64(n) => *n as u64,
+        Value::U32(n) => u64::from(*n),
+        Value::U64(n) => *n,
+        Value::F32(f) => u64::from(f.to_bits()),
+        Value::F64(f) => f.to_bits(),
+        Value::String(s) => {
+            return if s.is_empty() {
+                Def::Zero
+            } else {
+                Def::Bytes(s.as_bytes().to_vec())
+            };
+        }
+        Value::Bytes(b) => {
+            return if b.is_empty() {
+                Def::Zero
+            } else {
+                Def::Bytes(b.to_vec())
+            };
+        }
+        _ => 0,
+    };
+    let _ = kind;
+    if scalar == 0 {
+        Def::Zero
+    } else {
+        Def::Scalar(scalar)
+    }
+}
+
+/// Comments attached to the element at `path` of its file.
+fn comments(file: &prost_types::FileDescriptorProto, path: &[i32]) -> String {
+    let Some(info) = &file.source_code_info else {
+        return String::new();
+    };
+    info.location
+        .iter()
+        .find(|l| l.path == path)
+        .and_then(|l| {
+            l.leading_comments
+                .clone()
+                .or_else(|| l.trailing_comments.clone())
+        })
+        .map(|c| c.trim_end().to_string())
+        .unwrap_or_default()
+}
+
+fn local_path(full_name: &str, package: &str) -> Vec<String> {
+    let rest = if package.is_empty() {
+        full_name
+    } else {
+        full_name
+            .strip_prefix(package)
+            .and_then(|r| r.strip_prefix('.'))
+            .unwrap_or(full_name)
+    };
+    rest.split('.').map(str::to_string).collect()
+}
+
+impl Model {
+    /// Every message and enum of `pool`.
+    pub fn from_pool(pool: &DescriptorPool) -> Self {
+        let mut model = Model::default();
+        let messages: Vec<MessageDescriptor> = pool.all_messages().collect();
+        let enums: Vec<EnumDescriptor> = pool.all_enums().collect();
+        for (i, m) in messages.iter().enumerate() {
+            model
+                .message_index
+                .insert(m.full_name().to_string(), i as u32);
+        }
+        let enum_index: HashMap<String, u32> = enums
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.full_name().to_string(), i as u32))
+            .collect();
+        let graph = ProstGraph::new(&messages);
+        for m in &messages {
+            let file = m.parent_file_descriptor_proto();
+            let proto3 = m.parent_file().syntax() == Syntax::Proto3;
+            let real_oneofs: Vec<String> = m
+                .oneofs()
+                .filter(|o| !o.is_synthetic())
+                .map(|o| o.name().to_string())
+                .collect();
+            let mut fields: Vec<Fld> = m
+                .fields()
+                .map(|f| {
+                    field(
+                        &f,
+                        file,
+                        proto3,
+                        &model.message_index,
+                        &enum_index,
+                        &real_oneofs,
+                        &graph,
+                        m,
+                    )
+                })
+                .collect();
+            fields.sort_by_key(|f| f.number);
+            model.messages.push(Msg {
+                full_name: m.full_name().to_string(),
+                package: m.package_name().to_string(),
+                local_path: local_path(m.full_name(), m.package_name()),
+                fields,
+                oneofs: real_oneofs,
+                map_entry: m.is_map_entry(),
+                doc: comments(file, m.path()),
+            });
+        }
+        for e in &enums {
+            let file = e.parent_file_descriptor_proto();
+            model.enums.push(Enm {
+                full_name: e.full_name().to_string(),
+                package: e.package_name().to_string(),
+                local_path: local_path(e.full_name(), e.package_name()),
+                closed: e.parent_file().syntax() == Syntax::Proto2,
+                declared: e
+                    .values()
+                    .map(|v| (v.name().to_string(), v.number(), comments(file, v.path())))
+                    .collect(),
+                doc: comments(file, e.path()),
+            });
+        }
+        model
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn field(
+    f: &FieldDescriptor,
+    file: &prost_types::FileDescriptorProto,
+    proto3: bool,
+    messages: &HashMap<String, u32>,
+    enums: &HashMap<String, u32>,
+    real_oneofs: &[String],
+    graph: &ProstGraph,
+    parent: &MessageDescriptor,
+) -> Fld {
+    let rk = f.kind();
+    let mut kind = kind_of(&rk);
+    if f.is_group() {
+        kind = Kind::Group;
+    }
+    let sub = match &rk {
+        RKind::Message(m) => messages.get(m.full_name()).copied().unwrap_or(0),
+        RKind::Enum(e) => enums.get(e.full_name()).copied().unwrap_or(0),
+        _ => 0,
+    };
+    let oneof = f
+        .containing_oneof()
+        .filter(|o| !o.is_synthetic())
+        .and_then(|o| real_oneofs.iter().position(|n| n == o.name()))
+        .map_or(0, |i| i as u16 + 1);
+    let label = if f.cardinality() == Cardinality::Repeated {
+        Label::Repeated
+    } else if f.supports_presence() {
+        Label::Explicit
+    } else {
+        Label::Implicit
+    };
+    let default = if label == Label::Repeated || kind.is_message() {
+        Def::Zero
+    } else {
+        stored_default(kind, &f.default_value())
+    };
+    let _ = proto3;
+    let prost_boxed = label != Label::Repeated
+        && kind.is_message()
+        && match &rk {
+            RKind::Message(m) => graph.reaches(m.full_name(), parent.full_name()),
+            _ => false,
+        };
+    Fld {
+        number: f.number(),
+        name: f.name().to_string(),
+        json_name: f.json_name().to_string(),
+        kind,
+        label,
+        packed: f.is_packed(),
+        sub,
+        oneof,
+        default,
+        doc: comments(file, f.path()),
+        required: f.cardinality() == Cardinality::Required,
+        prost_boxed,
+        prost_optional: label == Label::Explicit
+            && !kind.is_message()
+            && oneof == 0
+            && f.cardinality() != Cardinality::Required,
+    }
+}
+
+/// prost-build's message graph: an edge from a message to the type of each
+/// of its singular `message` (not group) fields. prost boxes a field whose
+/// type reaches the containing message.
+struct ProstGraph {
+    edges: HashMap<String, Vec<String>>,
+}
+
+impl ProstGraph {
+    fn new(messages: &[MessageDescriptor]) -> Self {
+        let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+        for m in messages {
+            let out = edges.entry(m.full_name().to_string()).or_default();
+            for f in m.fields() {
+                if f.cardinality() != Cardinality::Repeated
+                    && !f.is_group()
+                    && let RKind::Message(t) = f.kind()
+                {
+                    out.push(t.full_name().to_string());
+                }
+            }
+        }
+        Self { edges }
+    }
+
+    fn reaches(&self, from: &str, to: &str) -> bool {
+        let mut seen = HashSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(n) = todo.pop() {
+            if n == to {
+                return true;
+            }
+            if seen.insert(n.clone())
+                && let Some(next) = self.edges.get(&n)
+            {
+                todo.extend(next.iter().cloned());
+            }
+        }
+        false
+    }
+}
+
+/// prost-build's identifier for a field or module (`snake_case`, keywords
+/// escaped).
+pub(crate) fn prost_snake(s: &str) -> String {
+    sanitize(&s.to_snake_case())
+}
+
+/// prost-build's identifier for a type (`UpperCamel`, keywords escaped).
+pub(crate) fn prost_camel(s: &str) -> String {
+    sanitize(&s.to_upper_camel_case())
+}
+
+/// Rust's keywords as prost-build escapes them.
+pub(crate) fn sanitize(ident: &str) -> String {
+    match ident {
+        "as" | "break" | "const" | "continue" | "else" | "enum" | "false" | "fn" | "for" | "if"
+        | "impl" | "in" | "let" | "loop" | "match" | "mod" | "move" | "mut" | "pub" | "ref"
+        | "return" | "static" | "struct" | "trait" | "true" | "type" | "unsafe" | "use"
+        | "where" | "while" | "dyn" | "abstract" | "become" | "box" | "do" | "final" | "macro"
+        | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield" | "async" | "await"
+        | "try" | "gen" => format!("r#{ident}"),
+        "_" | "super" | "self" | "Self" | "extern" | "crate" => format!("{ident}_"),
+        s if s.starts_with(|c: char| c.is_numeric()) => format!("_{ident}"),
+        _ => ident.to_string(),
+    }
+}

@@ -1,0 +1,30 @@
+//! Generated quarry-proto views of the test schemas (`proto/`) and of
+//! WhatsApp's schema, next to the prost types generated from the same
+//! descriptors; the tests in `tests/` hold the two against each other.
+
+/// Views of `proto/test2.proto` and `proto/test3.proto`.
+pub mod views {
+    include!(concat!(env!("OUT_DIR"), "/test_views.rs"));
+}
+
+/// Views of WhatsApp's `whatsapp.proto` (from the waproto package).
+pub mod wa {
+    include!(concat!(env!("OUT_DIR"), "/wa_views.rs"));
+}
+
+/// prost's types for the same schemas.
+#[allow(missing_docs, clippy::all)] // prost-build's output, not ours
+pub mod pb {
+    /// `quarry.test2`
+    pub mod test2 {
+        include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.test2.rs"));
+    }
+    /// `quarry.test3`
+    pub mod test3 {
+        include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.test3.rs"));
+    }
+    /// `whatsapp`
+    pub mod whatsapp {
+        include!(concat!(env!("OUT_DIR"), "/prost_wa/whatsapp.rs"));
+    }
+}
