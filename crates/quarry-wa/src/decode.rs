@@ -1,11 +1,12 @@
 //! The decode loop: one pass over the node bytes, an explicit stack instead
 //! of recursion, every record written into the arena.
 
+use quarry::bumpalo::Bump;
 use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::dictionary::Dictionary;
-use crate::jid::{self, Jid, Server};
+use crate::jid::{self, Jid, JidUser, Server};
 use crate::node::{AttrRec, Children, Content, Node, NodeRec, Value};
 use crate::packed;
 use crate::wire::*;
@@ -133,10 +134,32 @@ pub(crate) fn decode_into<'a>(
     options: &DecodeOptions,
     dictionary: &Dictionary,
 ) -> Result<Node<'a>, DecodeError> {
-    let mut st = State {
+    // Records are charged to disjoint input bytes (see
+    // ARENA_BYTES_PER_INPUT_BYTE), and every item takes at least two bytes:
+    // when the worst case for this input fits the budget and the item
+    // limit, no single allocation or item can break them, and the loop runs
+    // without per-allocation checks.
+    let budget_left = alloc.limit().saturating_sub(alloc.used());
+    let fits =
+        max_arena_bytes(input.len()) <= budget_left && input.len() / 2 < options.max_items as usize;
+    if fits {
+        run_state::<false>(alloc, input, options, dictionary)
+    } else {
+        run_state::<true>(alloc, input, options, dictionary)
+    }
+}
+
+fn run_state<'a, const CHECKED: bool>(
+    alloc: &BoundedAlloc<'a>,
+    input: &'a [u8],
+    options: &DecodeOptions,
+    dictionary: &Dictionary,
+) -> Result<Node<'a>, DecodeError> {
+    let mut st = State::<CHECKED> {
         input,
-        rest: input,
+        pos: 0,
         alloc,
+        bump: alloc.bump(),
         single: dictionary.single_table(),
         double: dictionary.double_tables(),
         items: 0,
@@ -153,11 +176,15 @@ pub(crate) fn decode_into<'a>(
     }
 }
 
-struct State<'a, 's> {
+/// Decoder state. With `CHECKED` false the caller has proved that the
+/// input cannot reach the arena budget or the item limit, and the checks
+/// compile away.
+struct State<'a, 's, const CHECKED: bool> {
     input: &'a [u8],
-    /// The unread tail of `input`; the offset is what is missing from it.
-    rest: &'a [u8],
+    /// Offset of the next unread byte.
+    pos: usize,
     alloc: &'s BoundedAlloc<'a>,
+    bump: &'a Bump,
     single: &'static [&'static str; 236],
     double: &'static [[&'static str; 256]; 4],
     items: u32,
@@ -171,6 +198,9 @@ struct State<'a, 's> {
 /// one-byte token tag.
 const MIN_NODE_BYTES: usize = 3;
 
+const NODE: usize = std::mem::size_of::<NodeRec<'static>>();
+const ATTR: usize = std::mem::size_of::<AttrRec<'static>>();
+
 /// Frames the traversal stack starts with.
 const INITIAL_STACK: usize = 8;
 
@@ -183,19 +213,19 @@ enum Slot {
     JidServer,
 }
 
-impl<'a> State<'a, '_> {
+impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn run(&mut self, options: &DecodeOptions) -> R<Node<'a>> {
-        let alloc = self.alloc;
         let max_depth = options.max_depth as usize;
         // Real stanzas nest a handful of levels; deeper input grows the
         // stack by doubling, and each doubling is charged to the budget.
         const FRAME: usize = std::mem::size_of::<Frame<'static>>();
-        self.check(alloc.charge(INITIAL_STACK * FRAME, 0))?;
+        self.charge(INITIAL_STACK * FRAME, 0)?;
         let mut stack: ArenaVec<'a, Frame<'a>> =
-            ArenaVec::with_capacity_in(INITIAL_STACK, alloc.bump());
+            ArenaVec::with_capacity_in(INITIAL_STACK, self.bump);
 
         self.count_items(1, 0)?;
-        let root = self.check(alloc.alloc_slice_fill_copy(1, NodeRec::EMPTY, 0))?;
+        self.charge(NODE, 0)?;
+        let root = self.bump.alloc_slice_fill_copy(1, NodeRec::EMPTY);
         stack.push(Frame {
             slots: root,
             next: 0,
@@ -221,13 +251,12 @@ impl<'a> State<'a, '_> {
                         }));
                     }
                     self.count_items(pending_children, start)?;
-                    let slots = self.check(alloc.alloc_slice_fill_copy(
-                        pending_children,
-                        NodeRec::EMPTY,
-                        start,
-                    ))?;
+                    self.charge(pending_children * NODE, start)?;
+                    let slots = self
+                        .bump
+                        .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY);
                     if stack.len() == stack.capacity() {
-                        self.check(alloc.charge(stack.capacity() * 2 * FRAME, start))?;
+                        self.charge(stack.capacity() * 2 * FRAME, start)?;
                     }
                     stack.push(Frame { slots, next: 0 });
                 }
@@ -247,8 +276,8 @@ impl<'a> State<'a, '_> {
                         }
                     }
                     None => {
-                        if !self.rest.is_empty() {
-                            let (offset, count) = (self.pos(), self.rest.len());
+                        if self.pos != self.input.len() {
+                            let (offset, count) = (self.pos, self.input.len() - self.pos);
                             return Err(self.fail(DecodeError::TrailingBytes { offset, count }));
                         }
                         return match done.first() {
@@ -290,9 +319,9 @@ impl<'a> State<'a, '_> {
 
     #[inline(always)]
     fn u8(&mut self) -> R<u8> {
-        match self.rest.split_first() {
-            Some((&b, rest)) => {
-                self.rest = rest;
+        match self.input.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
                 Ok(b)
             }
             None => Err(self.eof()),
@@ -301,9 +330,9 @@ impl<'a> State<'a, '_> {
 
     #[inline(always)]
     fn take(&mut self, len: usize) -> R<&'a [u8]> {
-        match self.rest.split_at_checked(len) {
-            Some((bytes, rest)) => {
-                self.rest = rest;
+        match self.input.get(self.pos..).and_then(|rest| rest.get(..len)) {
+            Some(bytes) => {
+                self.pos += len;
                 Ok(bytes)
             }
             None => Err(self.eof()),
@@ -322,17 +351,30 @@ impl<'a> State<'a, '_> {
     /// is what bounds the arena by the input length.
     #[inline(always)]
     fn unpromised(&self) -> usize {
-        self.rest.len().saturating_sub(self.pending)
+        (self.input.len() - self.pos).saturating_sub(self.pending)
     }
 
     /// Offset of the next unread byte.
     #[inline(always)]
     fn pos(&self) -> usize {
-        self.input.len() - self.rest.len()
+        self.pos
+    }
+
+    /// Charge `bytes` of arena to the budget (a no-op when unchecked).
+    #[inline(always)]
+    fn charge(&mut self, bytes: usize, offset: usize) -> R<()> {
+        if !CHECKED {
+            return Ok(());
+        }
+        let result = self.alloc.charge(bytes, offset);
+        self.check(result)
     }
 
     #[inline(always)]
     fn count_items(&mut self, n: usize, offset: usize) -> R<()> {
+        if !CHECKED {
+            return Ok(());
+        }
         match u32::try_from(n)
             .ok()
             .and_then(|n| self.items.checked_add(n))
@@ -380,11 +422,9 @@ impl<'a> State<'a, '_> {
                 return Err(self.eof_at_end());
             }
             self.count_items(attr_count, start)?;
-            let alloc = self.alloc;
-            self.check(alloc.charge_slice::<AttrRec<'_>>(attr_count, start))?;
-            slot.attrs = alloc
-                .bump()
-                .alloc_slice_try_fill_with(attr_count, |_| self.read_attr())?;
+            self.charge(attr_count * ATTR, start)?;
+            let bump = self.bump;
+            slot.attrs = bump.alloc_slice_try_fill_with(attr_count, |_| self.read_attr())?;
         }
         if size % 2 == 1 {
             return Ok(0);
@@ -526,13 +566,9 @@ impl<'a> State<'a, '_> {
                 None => Err(self.invalid_nibble(start)),
             };
         }
-        let mut invalid = false;
-        let pairs = self.check(self.alloc.alloc_slice_fill_with(len, start, |i| {
-            let pair = packed::pair(nibble, bytes.get(i).copied().unwrap_or(0));
-            invalid |= pair == packed::INVALID;
-            pair
-        }))?;
-        if invalid {
+        self.charge(2 * len, start)?;
+        let pairs = self.bump.alloc_slice_fill_copy(len, [0u8; 2]);
+        if packed::expand(nibble, bytes, pairs) {
             let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
             return Err(self.invalid_nibble(start + i));
         }
@@ -576,10 +612,8 @@ impl<'a> State<'a, '_> {
             }));
         }
         let jid = self.read_jid(byte)?;
-        let out = self.check(
-            self.alloc
-                .alloc_slice_fill_copy(jid.rendered_len(), 0u8, at),
-        )?;
+        self.charge(jid.rendered_len(), at)?;
+        let out = self.bump.alloc_slice_fill_copy(jid.rendered_len(), 0u8);
         jid::render_into(&jid, out);
         match quarry::utf8::to_str(out) {
             Some(text) => Ok(text),
@@ -593,12 +627,15 @@ impl<'a> State<'a, '_> {
         let at = self.pos() - 1;
         match byte {
             JID_PAIR => {
-                let user_tag = self.u8()?;
-                let user = self
-                    .read_text_tagged(user_tag, Slot::JidUser)?
-                    .unwrap_or("");
+                // An absent user (LIST_EMPTY) is the empty user.
+                let user = if self.input.get(self.pos) == Some(&LIST_EMPTY) {
+                    self.pos += 1;
+                    JidUser::text("")
+                } else {
+                    self.read_jid_user_any()?
+                };
                 let server = self.read_server()?;
-                Ok(Jid::new(user, server))
+                Ok(Jid::with_user(user, server))
             }
             AD_JID => {
                 let domain = self.u8()?;
@@ -616,14 +653,14 @@ impl<'a> State<'a, '_> {
                         }));
                     }
                 };
-                Ok(Jid::new(user, server).with_device(u16::from(device)))
+                Ok(Jid::with_user(user, server).with_device(u16::from(device)))
             }
             INTEROP_JID => {
                 let user = self.read_jid_user()?;
                 let device = self.u16_be()?;
                 let integrator = self.u16_be()?;
                 self.expect_server(Server::Interop)?;
-                Ok(Jid::new(user, Server::Interop)
+                Ok(Jid::with_user(user, Server::Interop)
                     .with_device(device)
                     .with_integrator(integrator))
             }
@@ -631,14 +668,15 @@ impl<'a> State<'a, '_> {
                 let user = self.read_jid_user()?;
                 let device = self.u16_be()?;
                 self.expect_server(Server::Messenger)?;
-                Ok(Jid::new(user, Server::Messenger).with_device(device))
+                Ok(Jid::with_user(user, Server::Messenger).with_device(device))
             }
         }
     }
 
-    fn read_jid_user(&mut self) -> R<&'a str> {
-        let at = self.pos();
-        let user = self.read_required_text(Slot::JidUser)?;
+    /// The user of an AD, interop or Messenger JID: present and non-empty.
+    fn read_jid_user(&mut self) -> R<JidUser<'a>> {
+        let at = self.pos;
+        let user = self.read_jid_user_any()?;
         if user.is_empty() {
             return Err(self.fail(DecodeError::Malformed {
                 offset: at,
@@ -646,6 +684,28 @@ impl<'a> State<'a, '_> {
             }));
         }
         Ok(user)
+    }
+
+    /// A JID's user slot. Packed users (phone numbers, LIDs) are checked
+    /// and kept packed: they cost no arena bytes and no expansion unless
+    /// read.
+    #[inline(always)]
+    fn read_jid_user_any(&mut self) -> R<JidUser<'a>> {
+        let byte = self.u8()?;
+        if byte != NIBBLE_8 && byte != HEX_8 {
+            return match self.read_text_tagged(byte, Slot::JidUser)? {
+                Some(text) => Ok(JidUser::text(text)),
+                None => Err(self.missing_text(Slot::JidUser)),
+            };
+        }
+        let header = self.u8()?;
+        let start = self.pos;
+        let bytes = self.take(usize::from(header & 0x7F))?;
+        let nibble = byte == NIBBLE_8;
+        if nibble && let Some(i) = packed::first_invalid_nibble_byte(bytes) {
+            return Err(self.invalid_nibble(start + i));
+        }
+        Ok(JidUser::packed(bytes, nibble, header >> 7 == 1))
     }
 
     fn read_server(&mut self) -> R<Server> {

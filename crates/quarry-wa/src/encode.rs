@@ -7,7 +7,7 @@
 //! size plan and the writer are the same code, so they cannot disagree.
 
 use crate::dictionary::{Dictionary, Token};
-use crate::jid::{Jid, Server, decimal_len};
+use crate::jid::{Jid, JidUser, Server, decimal_len};
 use crate::node::{ChildIter, Content, Node, Value};
 use crate::owned::{OwnedContent, OwnedNode};
 use crate::packed::{self, Packing};
@@ -608,6 +608,23 @@ impl<S: Sink> Walk<'_, '_, S> {
         Ok(())
     }
 
+    /// A JID's user: a user still packed from the wire is written back
+    /// exactly as it came (byte-identical re-encoding); text is classified
+    /// like any string.
+    fn jid_user(&mut self, user: JidUser<'_>) -> Result<(), EncodeError> {
+        match (user.packed_form(), user.as_str()) {
+            (Some((bytes, nibble, odd)), _) => {
+                self.out.byte(if nibble { NIBBLE_8 } else { HEX_8 });
+                self.out
+                    .byte(bytes.len() as u8 | if odd { 0x80 } else { 0 });
+                self.out.slice(bytes);
+                Ok(())
+            }
+            (None, Some(text)) => self.string(text, Slot::InJid),
+            (None, None) => self.string("", Slot::InJid),
+        }
+    }
+
     fn jid(&mut self, jid: &Jid<'_>, form: JidForm) -> Result<(), EncodeError> {
         match form {
             JidForm::Pair => {
@@ -615,7 +632,7 @@ impl<S: Sink> Walk<'_, '_, S> {
                 if jid.user().is_empty() {
                     self.out.byte(LIST_EMPTY);
                 } else {
-                    self.string(jid.user(), Slot::InJid)?;
+                    self.jid_user(jid.user())?;
                 }
                 self.string(jid.server().as_str(), Slot::InJid)?;
             }
@@ -623,7 +640,7 @@ impl<S: Sink> Walk<'_, '_, S> {
                 self.out.byte(AD_JID);
                 self.out.byte(domain);
                 self.out.byte(device);
-                self.string(jid.user(), Slot::InJid)?;
+                self.jid_user(jid.user())?;
             }
             JidForm::Interop => {
                 // WhatsApp's own writer stops after the integrator (its
@@ -631,14 +648,14 @@ impl<S: Sink> Walk<'_, '_, S> {
                 // reads, ends with the server. We write the inbound form so
                 // our output decodes.
                 self.out.byte(INTEROP_JID);
-                self.string(jid.user(), Slot::InJid)?;
+                self.jid_user(jid.user())?;
                 self.out.slice(&jid.device().to_be_bytes());
                 self.out.slice(&jid.integrator().to_be_bytes());
                 self.string(Server::Interop.as_str(), Slot::InJid)?;
             }
             JidForm::Fb => {
                 self.out.byte(FB_JID);
-                self.string(jid.user(), Slot::InJid)?;
+                self.jid_user(jid.user())?;
                 self.out.slice(&jid.device().to_be_bytes());
                 self.string(Server::Messenger.as_str(), Slot::InJid)?;
             }

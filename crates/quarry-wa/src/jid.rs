@@ -1,6 +1,9 @@
 //! JIDs (WhatsApp addresses) as structured views that render only when asked.
 
+use std::borrow::Cow;
 use std::fmt;
+
+use crate::wire::PACKED_MAX;
 
 /// The servers a JID on the wire may name. The binary format has no way to
 /// carry any other: a `JID_PAIR` naming an unknown server is rejected.
@@ -109,9 +112,12 @@ impl fmt::Display for Server {
 /// assert_eq!(jid, "5511999990000:3@s.whatsapp.net");
 /// assert_eq!(jid.to_string(), "5511999990000:3@s.whatsapp.net");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct Jid<'a> {
-    user: &'a str,
+    // The user's fields are kept flat (not as a nested `JidUser`) so a JID
+    // stays three words and an attribute record five.
+    user_bytes: &'a [u8],
+    user_form: UserForm,
     server: Server,
     agent: u8,
     device: u16,
@@ -121,8 +127,14 @@ pub struct Jid<'a> {
 impl<'a> Jid<'a> {
     /// A JID with no device, agent or integrator.
     pub const fn new(user: &'a str, server: Server) -> Self {
+        Self::with_user(JidUser::text(user), server)
+    }
+
+    /// A JID whose user is `user` (text or still packed).
+    pub const fn with_user(user: JidUser<'a>, server: Server) -> Self {
         Self {
-            user,
+            user_bytes: user.bytes,
+            user_form: user.form,
             server,
             agent: 0,
             device: 0,
@@ -146,8 +158,12 @@ impl<'a> Jid<'a> {
     }
 
     /// The user part (may be empty: the JID then names the server itself).
-    pub const fn user(&self) -> &'a str {
-        self.user
+    /// Phone numbers and LIDs arrive packed and stay packed until read.
+    pub const fn user(&self) -> JidUser<'a> {
+        JidUser {
+            bytes: self.user_bytes,
+            form: self.user_form,
+        }
     }
 
     /// The server.
@@ -193,10 +209,11 @@ impl<'a> Jid<'a> {
     /// assert_eq!(Jid::new("", Server::Group).rendered_len(), 4);
     /// ```
     pub fn rendered_len(&self) -> usize {
-        if self.user.is_empty() {
+        let user = self.user();
+        if user.is_empty() {
             return self.server.as_str().len();
         }
-        let mut len = self.user.len() + 1 + self.server.as_str().len();
+        let mut len = user.len() + 1 + self.server.as_str().len();
         if self.agent > 0 {
             len += 1 + decimal_len(u32::from(self.agent));
         }
@@ -228,10 +245,11 @@ fn write_decimal(n: u32, out: &mut [u8; 10]) -> &[u8] {
 
 impl fmt::Display for Jid<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.user.is_empty() {
+        let user = self.user();
+        if user.is_empty() {
             return f.write_str(self.server.as_str());
         }
-        f.write_str(self.user)?;
+        fmt::Display::fmt(&user, f)?;
         if self.agent > 0 {
             write!(f, ".{}", self.agent)?;
         }
@@ -239,6 +257,27 @@ impl fmt::Display for Jid<'_> {
             write!(f, ":{}", self.device)?;
         }
         write!(f, "@{}", self.server.as_str())
+    }
+}
+
+/// Equal when the rendered JIDs and the integrators are equal (a packed
+/// and a text user with the same characters are the same user).
+impl PartialEq for Jid<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.server == other.server
+            && self.agent == other.agent
+            && self.device == other.device
+            && self.integrator == other.integrator
+            && self.user() == other.user()
+    }
+}
+
+impl Eq for Jid<'_> {}
+
+impl std::hash::Hash for Jid<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.user().hash(state);
+        (self.server, self.agent, self.device, self.integrator).hash(state);
     }
 }
 
@@ -254,11 +293,13 @@ impl PartialEq<str> for Jid<'_> {
             }
             None => false,
         };
-        if self.user.is_empty() {
+        let user = self.user();
+        if user.is_empty() {
             return eat(self.server.as_str().as_bytes()) && rest.is_empty();
         }
         let mut digits = [0u8; 10];
-        eat(self.user.as_bytes())
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        eat(user.render(&mut chars))
             && (self.agent == 0
                 || (eat(b".") && eat(write_decimal(u32::from(self.agent), &mut digits))))
             && (self.device == 0
@@ -286,15 +327,19 @@ impl PartialEq<Jid<'_>> for &str {
 pub(crate) fn render_into(jid: &Jid<'_>, out: &mut [u8]) {
     let mut at = 0;
     let mut put = |piece: &[u8]| {
-        out[at..at + piece.len()].copy_from_slice(piece);
+        if let Some(slot) = out.get_mut(at..at + piece.len()) {
+            slot.copy_from_slice(piece);
+        }
         at += piece.len();
     };
-    if jid.user.is_empty() {
+    let user = jid.user();
+    if user.is_empty() {
         put(jid.server.as_str().as_bytes());
         return;
     }
     let mut digits = [0u8; 10];
-    put(jid.user.as_bytes());
+    let mut chars = [0u8; 2 * PACKED_MAX];
+    put(user.render(&mut chars));
     if jid.agent > 0 {
         put(b".");
         put(write_decimal(u32::from(jid.agent), &mut digits));
@@ -305,6 +350,158 @@ pub(crate) fn render_into(jid: &Jid<'_>, out: &mut [u8]) {
     }
     put(b"@");
     put(jid.server.as_str().as_bytes());
+}
+
+/// How a JID's user is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum UserForm {
+    Text,
+    Nibble { odd: bool },
+    Hex { odd: bool },
+}
+
+/// A JID's user part: text, or still packed as it came off the wire (phone
+/// numbers and LIDs are NIBBLE_8-packed), expanded only when read.
+///
+/// Compares, hashes and displays as its text; [`to_text`](Self::to_text)
+/// gives a `&str` (borrowed for text users, allocated for packed ones).
+///
+/// ```
+/// use quarry_wa::{Jid, JidUser, Server};
+///
+/// let jid = Jid::new("5511999990000", Server::Pn);
+/// assert_eq!(jid.user(), "5511999990000");
+/// assert_eq!(jid.user().len(), 13);
+/// assert_eq!(jid.user().to_text(), "5511999990000");
+/// assert_eq!(JidUser::text("abc").as_str(), Some("abc"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct JidUser<'a> {
+    bytes: &'a [u8],
+    form: UserForm,
+}
+
+impl<'a> JidUser<'a> {
+    /// A user given as text.
+    pub const fn text(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            form: UserForm::Text,
+        }
+    }
+
+    /// A user still packed: NIBBLE_8 (`nibble`) or HEX_8 data, the last
+    /// character dropped when `odd`. The caller has checked the nibbles.
+    pub(crate) const fn packed(bytes: &'a [u8], nibble: bool, odd: bool) -> Self {
+        Self {
+            bytes,
+            form: if nibble {
+                UserForm::Nibble { odd }
+            } else {
+                UserForm::Hex { odd }
+            },
+        }
+    }
+
+    /// The packed wire form `(bytes, nibble, odd)`, if the user is packed.
+    pub(crate) fn packed_form(self) -> Option<(&'a [u8], bool, bool)> {
+        match self.form {
+            UserForm::Text => None,
+            UserForm::Nibble { odd } => Some((self.bytes, true, odd)),
+            UserForm::Hex { odd } => Some((self.bytes, false, odd)),
+        }
+    }
+
+    /// The text, when the user is held as text (not packed).
+    pub fn as_str(self) -> Option<&'a str> {
+        match self.form {
+            // Text users are only ever made from a `&str`, so this holds.
+            UserForm::Text => quarry::utf8::to_str(self.bytes),
+            _ => None,
+        }
+    }
+
+    /// The user as text: borrowed when held as text, expanded (allocated)
+    /// when packed.
+    pub fn to_text(self) -> Cow<'a, str> {
+        match self.as_str() {
+            Some(text) => Cow::Borrowed(text),
+            None => {
+                let mut chars = [0u8; 2 * PACKED_MAX];
+                Cow::Owned(String::from_utf8_lossy(self.render(&mut chars)).into_owned())
+            }
+        }
+    }
+
+    /// Length of the text in bytes.
+    pub fn len(self) -> usize {
+        match self.form {
+            UserForm::Text => self.bytes.len(),
+            UserForm::Nibble { odd } | UserForm::Hex { odd } => {
+                (2 * self.bytes.len()).saturating_sub(usize::from(odd))
+            }
+        }
+    }
+
+    /// True for the empty user.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text's bytes, expanded into `buf` when packed. A packed user
+    /// has at most 127 bytes, so 254 characters always fit.
+    fn render<'b>(self, buf: &'b mut [u8; 2 * PACKED_MAX]) -> &'b [u8]
+    where
+        'a: 'b,
+    {
+        let Some((bytes, nibble, _)) = self.packed_form() else {
+            return self.bytes;
+        };
+        let pairs = buf.as_chunks_mut::<2>().0;
+        for (pair, &byte) in pairs.iter_mut().zip(bytes) {
+            *pair = crate::packed::pair(nibble, byte);
+        }
+        buf.get(..self.len()).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for JidUser<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        f.write_str(&String::from_utf8_lossy(self.render(&mut chars)))
+    }
+}
+
+impl PartialEq for JidUser<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        if self.form == other.form {
+            return self.bytes == other.bytes;
+        }
+        let (mut a, mut b) = ([0u8; 2 * PACKED_MAX], [0u8; 2 * PACKED_MAX]);
+        self.render(&mut a) == other.render(&mut b)
+    }
+}
+
+impl Eq for JidUser<'_> {}
+
+impl std::hash::Hash for JidUser<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        self.render(&mut chars).hash(state);
+    }
+}
+
+impl PartialEq<str> for JidUser<'_> {
+    fn eq(&self, text: &str) -> bool {
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        self.render(&mut chars) == text.as_bytes()
+    }
+}
+
+impl PartialEq<&str> for JidUser<'_> {
+    fn eq(&self, text: &&str) -> bool {
+        *self == **text
+    }
 }
 
 /// Why a JID's text form did not parse.
@@ -327,8 +524,9 @@ impl<'a> Jid<'a> {
     /// use quarry_wa::{Jid, Server};
     ///
     /// let jid = Jid::parse("5511999990000:7@s.whatsapp.net").unwrap();
-    /// assert_eq!((jid.user(), jid.device(), jid.server()), ("5511999990000", 7, Server::Pn));
-    /// assert_eq!(Jid::parse("g.us").unwrap().user(), "");
+    /// assert_eq!(jid.user(), "5511999990000");
+    /// assert_eq!((jid.device(), jid.server()), (7, Server::Pn));
+    /// assert!(Jid::parse("g.us").unwrap().user().is_empty());
     /// assert!(Jid::parse("someone@example.com").is_err());
     /// ```
     pub fn parse(text: &'a str) -> Result<Jid<'a>, JidParseError> {
@@ -341,7 +539,9 @@ impl<'a> Jid<'a> {
         let (mut user, device) = match user_part.rsplit_once(':') {
             Some((user, device)) => (
                 user,
-                device.parse::<u16>().map_err(|_| fail("bad device number"))?,
+                device
+                    .parse::<u16>()
+                    .map_err(|_| fail("bad device number"))?,
             ),
             None => (user_part, 0),
         };

@@ -38,10 +38,11 @@ pub use attrs::{AttrError, AttrErrors, AttrParser};
 pub use decode::{ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, decode, max_arena_bytes};
 pub use dictionary::{Dictionary, Token};
 pub use encode::{
-    EncodeError, Encoder, MAX_DEPTH, encode, encode_frame, encode_into, encode_view, encode_view_frame,
+    EncodeError, Encoder, MAX_DEPTH, encode, encode_frame, encode_into, encode_view,
+    encode_view_frame,
 };
 pub use frame::decode_frame;
-pub use jid::{Jid, JidParseError, Server};
+pub use jid::{Jid, JidParseError, JidUser, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 pub use quarry::{Arena, DecodeError, DecodeOptions};

@@ -452,7 +452,7 @@ impl OwnedJid {
 impl From<Jid<'_>> for OwnedJid {
     fn from(jid: Jid<'_>) -> Self {
         Self {
-            user: jid.user().to_owned(),
+            user: jid.user().to_text().into_owned(),
             server: jid.server(),
             agent: jid.agent(),
             device: jid.device(),

@@ -60,6 +60,19 @@ static HEX_TEXT: &str = match std::str::from_utf8(&HEX_TEXT_BYTES) {
     Err(_) => panic!("the hex alphabet is ASCII"),
 };
 
+/// Expand `packed` into `out` (same length), one pair per byte. Returns
+/// true when a NIBBLE_8 byte holds an invalid nibble.
+#[inline(always)]
+pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
+    let table = if nibble { &NIBBLE_PAIRS } else { &HEX_PAIRS };
+    let mut invalid = false;
+    for (pair, &byte) in out.iter_mut().zip(packed) {
+        *pair = table[usize::from(byte)];
+        invalid |= pair[0] == INVALID[0];
+    }
+    invalid
+}
+
 /// The pair of characters `byte` expands to ([`INVALID`] for a NIBBLE_8
 /// byte holding a nibble 12..=14).
 #[inline(always)]

@@ -61,7 +61,7 @@ pub fn write_node(out: &mut String, node: Node<'_>) {
 
 fn write_jid(out: &mut String, jid: Jid<'_>) {
     out.push_str("{\"jid\":{\"user\":");
-    json::string(out, jid.user());
+    json::string(out, &jid.user().to_text());
     out.push_str(",\"server\":");
     json::string(out, jid.server().as_str());
     out.push_str(",\"device\":");
