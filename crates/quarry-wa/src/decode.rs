@@ -199,6 +199,7 @@ struct State<'a, 's, const CHECKED: bool> {
 const MIN_NODE_BYTES: usize = 3;
 
 const NODE: usize = std::mem::size_of::<NodeRec<'static>>();
+const FRAME: usize = std::mem::size_of::<Frame<'static>>();
 const ATTR: usize = std::mem::size_of::<AttrRec<'static>>();
 
 /// Frames the traversal stack starts with.
@@ -216,35 +217,30 @@ enum Slot {
 impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn run(&mut self, options: &DecodeOptions) -> R<Node<'a>> {
         let max_depth = options.max_depth as usize;
-        // Real stanzas nest a handful of levels; deeper input grows the
-        // stack by doubling, and each doubling is charged to the budget.
-        const FRAME: usize = std::mem::size_of::<Frame<'static>>();
-        self.charge(INITIAL_STACK * FRAME, 0)?;
-        let mut stack: ArenaVec<'a, Frame<'a>> =
-            ArenaVec::with_capacity_in(INITIAL_STACK, self.bump);
+        // The frame being filled lives in `cur`; `stack` holds its
+        // ancestors. The stack is only allocated when a child list
+        // appears, and grows by doubling (each growth charged to the
+        // budget), so a stanza without children pays nothing for it.
+        let mut stack: ArenaVec<'a, Frame<'a>> = ArenaVec::new_in(self.bump);
 
         self.count_items(1, 0)?;
         self.charge(NODE, 0)?;
         let root = self.bump.alloc_slice_fill_copy(1, NodeRec::EMPTY);
-        stack.push(Frame {
+        let mut cur = Frame {
             slots: root,
             next: 0,
-        });
+        };
         loop {
-            let depth = stack.len();
-            let Some(frame) = stack.last_mut() else {
-                unreachable!("the root frame is popped only on return");
-            };
-            if let Some(slot) = frame.slots.get_mut(frame.next) {
-                frame.next += 1;
+            if let Some(slot) = cur.slots.get_mut(cur.next) {
+                cur.next += 1;
                 // This slot's three bytes are no longer promised: they are
                 // being read now.
                 self.pending = self.pending.saturating_sub(MIN_NODE_BYTES);
-                let start = self.pos();
+                let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
-                    if depth >= max_depth {
-                        let offset = self.pos();
+                    if stack.len() + 1 >= max_depth {
+                        let offset = self.pos;
                         return Err(self.fail(DecodeError::DepthLimit {
                             offset,
                             limit: options.max_depth,
@@ -256,21 +252,21 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         .bump
                         .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY);
                     if stack.len() == stack.capacity() {
-                        self.charge(stack.capacity() * 2 * FRAME, start)?;
+                        let grown = (stack.capacity() * 2).max(INITIAL_STACK);
+                        self.charge(grown * FRAME, start)?;
+                        stack.reserve_exact(grown - stack.len());
                     }
-                    stack.push(Frame { slots, next: 0 });
+                    let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
+                    stack.push(parent);
                 }
             } else {
-                let Some(done) = stack.pop() else {
-                    unreachable!("checked by last_mut above");
-                };
-                let done: &'a [NodeRec<'a>] = done.slots;
-                match stack.last_mut() {
+                let taken: &'a mut [NodeRec<'a>] = std::mem::take(&mut cur.slots);
+                let done: &'a [NodeRec<'a>] = taken;
+                match stack.pop() {
                     Some(parent) => {
-                        if let Some(owner) = parent
-                            .next
-                            .checked_sub(1)
-                            .and_then(|i| parent.slots.get_mut(i))
+                        cur = parent;
+                        if let Some(owner) =
+                            cur.next.checked_sub(1).and_then(|i| cur.slots.get_mut(i))
                         {
                             owner.content = Content::Nodes(Children { recs: done });
                         }
@@ -566,6 +562,15 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 None => Err(self.invalid_nibble(start)),
             };
         }
+        // Short strings (ids, counters, numbers) expand into a fixed-size
+        // array that moves into the arena whole: no length-dependent
+        // allocation or copy. The unused tail is at most 30 bytes.
+        if len <= 4 {
+            return self.small_packed::<4>(bytes, nibble, odd, start);
+        }
+        if len <= 16 {
+            return self.small_packed::<16>(bytes, nibble, odd, start);
+        }
         self.charge(2 * len, start)?;
         let pairs = self.bump.alloc_slice_fill_copy(len, [0u8; 2]);
         if packed::expand(nibble, bytes, pairs) {
@@ -577,6 +582,28 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             .get(..chars.len() - usize::from(odd))
             .unwrap_or_default();
         Ok(packed::ascii_text(chars))
+    }
+
+    /// Packed data of at most `N` bytes, expanded into `[[u8; 2]; N]`.
+    #[inline(always)]
+    fn small_packed<const N: usize>(
+        &mut self,
+        bytes: &'a [u8],
+        nibble: bool,
+        odd: bool,
+        start: usize,
+    ) -> R<&'a str> {
+        let mut pairs = [[0u8; 2]; N];
+        if packed::expand(nibble, bytes, &mut pairs) {
+            let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
+            return Err(self.invalid_nibble(start + i));
+        }
+        self.charge(2 * N, start)?;
+        let pairs: &'a [[u8; 2]; N] = self.bump.alloc(pairs);
+        let len = 2 * bytes.len() - usize::from(odd);
+        Ok(packed::ascii_text(
+            pairs.as_flattened().get(..len).unwrap_or_default(),
+        ))
     }
 
     /// `byte`, just read, cannot start a string.
