@@ -5,7 +5,7 @@ use std::fmt::{self, Write};
 use crate::node::{Content, Node};
 
 /// Renders `<tag key="value">…</tag>`, children indented by two spaces,
-/// bytes content as `<!-- N bytes: hex -->` (the first 64 bytes of it).
+/// bytes content as `<!-- N bytes: hex -->` (the first 16 bytes of it).
 ///
 /// ```
 /// let arena = quarry::Arena::new();
@@ -19,7 +19,7 @@ impl fmt::Display for Node<'_> {
     }
 }
 
-const BYTES_SHOWN: usize = 64;
+const BYTES_SHOWN: usize = 16;
 
 fn write_node(f: &mut fmt::Formatter<'_>, node: Node<'_>, depth: usize) -> fmt::Result {
     write!(f, "<{}", Escaped(node.tag()))?;
