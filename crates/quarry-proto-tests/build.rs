@@ -34,6 +34,12 @@ fn main() {
 fn prost(builder: &quarry_proto_build::Builder, dir: &Path) {
     std::fs::create_dir_all(dir).expect("prost out dir");
     let fds = builder.file_descriptor_set().expect("descriptor set");
+    // The descriptors, for tests that build random messages from them.
+    std::fs::write(
+        dir.join("descriptors.bin"),
+        prost::Message::encode_to_vec(&fds),
+    )
+    .expect("write descriptors");
     prost_build::Config::new()
         .out_dir(dir)
         .compile_fds(fds)

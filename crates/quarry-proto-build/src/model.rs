@@ -278,7 +278,6 @@ fn field(
     } else {
         stored_default(kind, &f.default_value())
     };
-    let _ = proto3;
     let prost_boxed = label != Label::Repeated
         && kind.is_message()
         && match &rk {
@@ -291,7 +290,7 @@ fn field(
         json_name: f.json_name().to_string(),
         kind,
         label,
-        packed: f.is_packed(),
+        packed: label == Label::Repeated && kind.packable() && packed(f, proto3),
         sub,
         oneof,
         default,
@@ -303,6 +302,16 @@ fn field(
             && oneof == 0
             && f.cardinality() != Cardinality::Required,
     }
+}
+
+/// Whether a repeated scalar is written packed: the `packed` option when
+/// given, else proto3's default (packed) or proto2's (not).
+fn packed(f: &FieldDescriptor, proto3: bool) -> bool {
+    f.field_descriptor_proto()
+        .options
+        .as_ref()
+        .and_then(|o| o.packed)
+        .unwrap_or(proto3)
 }
 
 /// prost-build's message graph: an edge from a message to the type of each

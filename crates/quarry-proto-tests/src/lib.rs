@@ -28,3 +28,13 @@ pub mod pb {
         include!(concat!(env!("OUT_DIR"), "/prost_wa/whatsapp.rs"));
     }
 }
+
+pub mod samples;
+
+/// Encoded `FileDescriptorSet` of the test schemas.
+pub const TEST_DESCRIPTORS: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/prost_tests/descriptors.bin"));
+
+/// Encoded `FileDescriptorSet` of WhatsApp's schema.
+pub const WA_DESCRIPTORS: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/prost_wa/descriptors.bin"));
