@@ -648,8 +648,8 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         }
     }
 
-    #[inline(never)]
     /// A JID whose tag byte `byte` was just read.
+    #[inline(never)]
     fn read_jid(&mut self, byte: u8) -> R<Jid<'a>> {
         let at = self.pos() - 1;
         match byte {
@@ -701,6 +701,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     }
 
     /// The user of an AD, interop or Messenger JID: present and non-empty.
+    #[inline(always)]
     fn read_jid_user(&mut self) -> R<JidUser<'a>> {
         let at = self.pos;
         let user = self.read_jid_user_any()?;
