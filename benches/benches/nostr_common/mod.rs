@@ -1,0 +1,148 @@
+//! Nostr bench inputs and the measured operations, shared by the criterion
+//! and iai-callgrind benches and the nostr report binary (each includes
+//! this file as a module), so every tool measures the same functions on the
+//! same bytes.
+//!
+//! Inputs: `["EVENT","sub1",<event>]` relay messages in the six shapes of
+//! the spec's table, signed with a real key through rust-nostr and
+//! serialized by it.
+#![allow(dead_code, missing_docs)]
+
+use std::hint::black_box;
+
+use nostr::event::{Event, Kind, Tag, UnsignedEvent};
+use nostr::key::Keys;
+use nostr::message::RelayMessage as PeerMessage;
+use nostr::types::Timestamp;
+use quarry::Arena;
+use quarry_nostr::{Decoder, IdCheck, RelayMessage};
+
+/// Shape names, as in the spec's table.
+pub const SHAPES: [&str; 6] = [
+    "plain", "hashtag", "reply1", "reply3", "thread12", "heavy30",
+];
+
+fn sign(tags: Vec<Vec<String>>, content: String) -> Event {
+    let mut sk = [7u8; 32];
+    sk[0] = 1;
+    let keys = Keys::new(secp256k1::SecretKey::from_byte_array(&sk).unwrap().into());
+    let tags: Vec<Tag> = tags.into_iter().map(|t| Tag::parse(t).unwrap()).collect();
+    let unsigned = UnsignedEvent::new(
+        keys.public_key(),
+        Timestamp::from_secs(1_700_000_000),
+        Kind::from_u16(1),
+        tags,
+        content,
+    );
+    let id = unsigned.compute_id();
+    let secp: &secp256k1::Secp256k1<secp256k1::All> = secp256k1::global::SECP256K1;
+    let sig = keys.sign_schnorr_with_aux_rand(secp, id.as_bytes(), &[0u8; 32]);
+    unsigned.add_signature(sig).unwrap()
+}
+
+fn t(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn hex64(seed: u8) -> String {
+    format!("{seed:02x}").repeat(32)
+}
+
+/// The event of shape `name` (tags/elements as in the spec: 0/0, 1/2, 2/6,
+/// 4/10, 12/30, 30/80).
+pub fn event(name: &str) -> Event {
+    let relay = "wss://relay.damus.io";
+    let e = |s: u8, m: &str| t(&["e", &hex64(s), relay, m, &hex64(s ^ 0x55)]);
+    let p = |s: u8| t(&["p", &hex64(s)]);
+    let words = |n: usize| "lorem ipsum dolor sit amet, ".repeat(n);
+    let (tags, content) = match name {
+        "plain" => (vec![], words(2)),
+        "hashtag" => (vec![t(&["t", "nostr"])], words(2)),
+        "reply1" => (vec![t(&["e", &hex64(1), "", "reply"]), p(2)], words(3)),
+        "reply3" => (
+            vec![t(&["e", &hex64(1), "", "reply"]), p(2), p(3), p(4)],
+            words(5),
+        ),
+        "thread12" => {
+            let mut v = vec![e(1, "root"), e(2, "reply")];
+            v.extend((10..18).map(p));
+            v.push(t(&["t", "nostr"]));
+            v.push(t(&["t", "thread"]));
+            (v, words(2))
+        }
+        _ => {
+            let mut v = vec![e(1, "root"), e(2, "reply")];
+            v.extend((10..30).map(p));
+            for k in 0..6 {
+                v.push(t(&["r", &format!("wss://relay{k}.example.com"), "read"]));
+            }
+            for k in 0..2u8 {
+                v.push(t(&[
+                    "imeta",
+                    &format!("url https://image.example.com/{k}/photo.jpg"),
+                    "m image/jpeg",
+                    "dim 1920x1080",
+                    &format!("x {}", hex64(40 + k)),
+                    "blurhash eVF$^OI:${M{o#*0-nNFxakD-?xVM}WEWB%iNKxvR-oetmo#R-aen$",
+                ]));
+            }
+            (v, words(8) + "\u{1F980} caf\u{e9} \"quoted\"\nsecond line")
+        }
+    };
+    sign(tags, content)
+}
+
+/// `["EVENT","sub1",<event>]` as rust-nostr serializes it.
+pub fn message(name: &str) -> Vec<u8> {
+    format!(r#"["EVENT","sub1",{}]"#, event(name).as_json()).into_bytes()
+}
+
+pub const VERIFY: Decoder = Decoder::new();
+pub const NO_VERIFY: Decoder = Decoder {
+    id_check: IdCheck::Skip,
+    ..Decoder::new()
+};
+
+/// rust-nostr: `RelayMessage::from_json` plus drop.
+#[inline(never)]
+pub fn peer_parse(bytes: &[u8]) -> bool {
+    let msg = PeerMessage::from_json(bytes).unwrap();
+    black_box(&msg);
+    matches!(msg, PeerMessage::Event { .. })
+}
+
+/// rust-nostr: `RelayMessage::from_json`, then `verify_id()` on the event.
+#[inline(never)]
+pub fn peer_parse_verify_id(bytes: &[u8]) -> bool {
+    match PeerMessage::from_json(bytes).unwrap() {
+        PeerMessage::Event { event, .. } => event.verify_id(),
+        _ => false,
+    }
+}
+
+/// quarry into a fresh arena (created and dropped here).
+#[inline(never)]
+pub fn quarry_fresh(decoder: &Decoder, bytes: &[u8]) -> usize {
+    let arena = Arena::new();
+    match decoder.decode_relay_message(&arena, bytes).unwrap() {
+        RelayMessage::Event { event, .. } => black_box(event.tags().len()),
+        _ => 0,
+    }
+}
+
+/// quarry into a reused arena (reset first).
+#[inline(never)]
+pub fn quarry_reused(decoder: &Decoder, arena: &mut Arena, bytes: &[u8]) -> usize {
+    arena.reset();
+    match decoder.decode_relay_message(arena, bytes).unwrap() {
+        RelayMessage::Event { event, .. } => black_box(event.tags().len()),
+        _ => 0,
+    }
+}
+
+/// An arena that has decoded `bytes` once.
+pub fn warmed_arena(bytes: &[u8]) -> Arena {
+    let mut arena = Arena::new();
+    quarry_reused(&VERIFY, &mut arena, bytes);
+    arena
+}

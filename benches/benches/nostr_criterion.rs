@@ -1,0 +1,48 @@
+//! Wall time of decoding one `["EVENT",sub,event]` relay message, quarry
+//! and rust-nostr (`nostr` 0.45 `RelayMessage::from_json`) on the same
+//! bytes, in one run. Groups `nostr_<shape>`; functions `peer`,
+//! `peer_verify_id`, `quarry_noverify_fresh`, `quarry_noverify_reused`,
+//! `quarry_verify_fresh`, `quarry_verify_reused`.
+
+mod nostr_common;
+
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use nostr_common as n;
+
+fn decode(c: &mut Criterion) {
+    for shape in n::SHAPES {
+        let bytes = n::message(shape);
+        let bytes = bytes.as_slice();
+        let mut group = c.benchmark_group(format!("nostr_{shape}"));
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function("peer", |b| b.iter(|| n::peer_parse(bytes)));
+        group.bench_function("peer_verify_id", |b| {
+            b.iter(|| n::peer_parse_verify_id(bytes))
+        });
+        group.bench_function("quarry_noverify_fresh", |b| {
+            b.iter(|| n::quarry_fresh(&n::NO_VERIFY, bytes))
+        });
+        let mut arena = n::warmed_arena(bytes);
+        group.bench_function("quarry_noverify_reused", |b| {
+            b.iter(|| n::quarry_reused(&n::NO_VERIFY, &mut arena, bytes))
+        });
+        group.bench_function("quarry_verify_fresh", |b| {
+            b.iter(|| n::quarry_fresh(&n::VERIFY, bytes))
+        });
+        group.bench_function("quarry_verify_reused", |b| {
+            b.iter(|| n::quarry_reused(&n::VERIFY, &mut arena, bytes))
+        });
+        group.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = decode
+}
+criterion_main!(benches);

@@ -1,0 +1,79 @@
+//! Instruction counts (callgrind) of decoding one `["EVENT",sub,event]`
+//! relay message, quarry and rust-nostr on the same bytes, in one run.
+//! Callgrind runs SHA-256 without the CPU's SHA instructions, so compare
+//! instructions with the id check off (`quarry_noverify_*` against `peer`);
+//! the `*_verify*` benches are there for completeness.
+
+// The macros generate public modules and functions without docs.
+#![allow(missing_docs)]
+
+mod nostr_common;
+
+use std::hint::black_box;
+
+use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use nostr_common as n;
+use quarry::Arena;
+
+fn input(shape: &str) -> &'static [u8] {
+    let bytes: &'static [u8] = Box::leak(n::message(shape).into_boxed_slice());
+    n::peer_parse(bytes);
+    n::quarry_fresh(&n::VERIFY, bytes);
+    bytes
+}
+
+fn reused(shape: &str) -> (Arena, &'static [u8]) {
+    let bytes = input(shape);
+    (n::warmed_arena(bytes), bytes)
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = input)]
+#[bench::thread12(args = ("thread12"), setup = input)]
+#[bench::heavy30(args = ("heavy30"), setup = input)]
+fn peer(bytes: &'static [u8]) -> bool {
+    black_box(n::peer_parse(bytes))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = input)]
+#[bench::thread12(args = ("thread12"), setup = input)]
+#[bench::heavy30(args = ("heavy30"), setup = input)]
+fn peer_verify_id(bytes: &'static [u8]) -> bool {
+    black_box(n::peer_parse_verify_id(bytes))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = input)]
+#[bench::thread12(args = ("thread12"), setup = input)]
+#[bench::heavy30(args = ("heavy30"), setup = input)]
+fn quarry_noverify_fresh(bytes: &'static [u8]) -> usize {
+    black_box(n::quarry_fresh(&n::NO_VERIFY, bytes))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = reused)]
+#[bench::thread12(args = ("thread12"), setup = reused)]
+#[bench::heavy30(args = ("heavy30"), setup = reused)]
+fn quarry_noverify_reused(input: (Arena, &'static [u8])) -> Arena {
+    let (mut arena, bytes) = input;
+    black_box(n::quarry_reused(&n::NO_VERIFY, &mut arena, bytes));
+    arena
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = reused)]
+#[bench::thread12(args = ("thread12"), setup = reused)]
+#[bench::heavy30(args = ("heavy30"), setup = reused)]
+fn quarry_verify_reused(input: (Arena, &'static [u8])) -> Arena {
+    let (mut arena, bytes) = input;
+    black_box(n::quarry_reused(&n::VERIFY, &mut arena, bytes));
+    arena
+}
+
+library_benchmark_group!(
+    name = nostr_decode;
+    benchmarks = peer, peer_verify_id, quarry_noverify_fresh, quarry_noverify_reused, quarry_verify_reused
+);
+
+main!(library_benchmark_groups = nostr_decode);
