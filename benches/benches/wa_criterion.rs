@@ -1,9 +1,12 @@
 //! Wall time of one WhatsApp node decode plus drop, quarry and
 //! `wacore-binary` on the same bytes, in one run.
 //!
-//! Groups are `wa_decode_<case>`, functions `peer`, `quarry_fresh` and
-//! `quarry_reused`; `bench_report` reads their medians from
-//! `target/criterion/wa_decode_<case>/<function>/new/estimates.json`.
+//! Decode groups are `wa_decode_<case>` with functions `peer`,
+//! `quarry_fresh` and `quarry_reused`; encode groups `wa_encode_<case>` with
+//! `peer_marshal`, `peer_marshal_exact`, `quarry_encode` (from an owned
+//! tree) and `peer_marshal_ref`, `quarry_encode_view` (re-encode of a
+//! decoded tree). `bench_report` reads the medians from
+//! `target/criterion/<group>/<function>/new/estimates.json`.
 
 use std::time::Duration;
 
@@ -27,6 +30,27 @@ fn decode(c: &mut Criterion) {
     }
 }
 
+fn encode(c: &mut Criterion) {
+    for case in wa::cases() {
+        let mut group = c.benchmark_group(format!("wa_encode_{}", case.name));
+        group.throughput(Throughput::Bytes(case.bytes.len() as u64 + 1));
+        let (tree, owned) = (&case.tree, &case.quarry_tree);
+        group.bench_function("peer_marshal", |b| b.iter(|| wa::peer_marshal(tree)));
+        group.bench_function("peer_marshal_exact", |b| {
+            b.iter(|| wa::peer_marshal_exact(tree))
+        });
+        group.bench_function("quarry_encode", |b| b.iter(|| wa::quarry_encode(owned)));
+        let (peer_view, quarry_view) = (wa::peer_view(case.name), wa::quarry_view(case.name));
+        group.bench_function("peer_marshal_ref", |b| {
+            b.iter(|| wa::peer_marshal_ref(peer_view))
+        });
+        group.bench_function("quarry_encode_view", |b| {
+            b.iter(|| wa::quarry_encode_view(quarry_view))
+        });
+        group.finish();
+    }
+}
+
 // Modest settings so the whole report stays a few minutes on two cores;
 // command-line flags (--warm-up-time, --measurement-time) override them.
 criterion_group! {
@@ -34,6 +58,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode
+    targets = decode, encode
 }
 criterion_main!(benches);

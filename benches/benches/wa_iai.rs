@@ -1,5 +1,6 @@
 //! Instruction counts (callgrind) of one WhatsApp node decode plus drop,
-//! quarry and `wacore-binary` on the same bytes, in one run.
+//! and of one encode plus drop of the output, quarry and `wacore-binary` on
+//! the same trees and bytes, in one run.
 //!
 //! Every setup decodes the input once before the measured call, so lazily
 //! built tables and the allocator's first-touch paths are not charged to it;
@@ -17,6 +18,8 @@ use std::hint::black_box;
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
 use quarry::Arena;
 use quarry_benches::wa;
+use quarry_wa::OwnedNode;
+use wacore_binary::node::{Node as PeerNode, NodeRef as PeerNodeRef};
 
 fn warm_peer(name: &str) -> &'static [u8] {
     let bytes = wa::input(name);
@@ -78,9 +81,104 @@ fn quarry_reused(input: (Arena, &'static [u8])) -> Arena {
     arena
 }
 
+fn peer_tree(name: &str) -> &'static PeerNode {
+    let tree = &wa::case(name).tree;
+    wa::peer_marshal(tree);
+    wa::peer_marshal_exact(tree);
+    tree
+}
+
+fn peer_tree_view(name: &str) -> &'static PeerNodeRef<'static> {
+    let view = wa::peer_view(name);
+    wa::peer_marshal_ref(view);
+    view
+}
+
+fn quarry_tree(name: &str) -> &'static OwnedNode {
+    let tree = &wa::case(name).quarry_tree;
+    wa::quarry_encode(tree);
+    tree
+}
+
+fn quarry_tree_view(name: &str) -> quarry_wa::Node<'static> {
+    let view = wa::quarry_view(name);
+    wa::quarry_encode_view(view);
+    view
+}
+
+// `wacore_binary::marshal::marshal` of the owned tree, plus drop.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = peer_tree)]
+#[bench::large(args = ("large"), setup = peer_tree)]
+#[bench::ack(args = ("ack"), setup = peer_tree)]
+#[bench::small(args = ("small"), setup = peer_tree)]
+#[bench::usync_like(args = ("usync_like"), setup = peer_tree)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = peer_tree)]
+#[bench::many_children(args = ("many_children"), setup = peer_tree)]
+fn peer_marshal(tree: &'static PeerNode) -> usize {
+    black_box(wa::peer_marshal(tree))
+}
+
+// `wacore_binary::marshal::marshal_exact` of the owned tree, plus drop.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = peer_tree)]
+#[bench::large(args = ("large"), setup = peer_tree)]
+#[bench::ack(args = ("ack"), setup = peer_tree)]
+#[bench::small(args = ("small"), setup = peer_tree)]
+#[bench::usync_like(args = ("usync_like"), setup = peer_tree)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = peer_tree)]
+#[bench::many_children(args = ("many_children"), setup = peer_tree)]
+fn peer_marshal_exact(tree: &'static PeerNode) -> usize {
+    black_box(wa::peer_marshal_exact(tree))
+}
+
+// `wacore_binary::marshal::marshal_ref` of the decoded tree, plus drop.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = peer_tree_view)]
+#[bench::large(args = ("large"), setup = peer_tree_view)]
+#[bench::ack(args = ("ack"), setup = peer_tree_view)]
+#[bench::small(args = ("small"), setup = peer_tree_view)]
+#[bench::usync_like(args = ("usync_like"), setup = peer_tree_view)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = peer_tree_view)]
+#[bench::many_children(args = ("many_children"), setup = peer_tree_view)]
+fn peer_marshal_ref(view: &'static PeerNodeRef<'static>) -> usize {
+    black_box(wa::peer_marshal_ref(view))
+}
+
+// `quarry_wa::encode_frame` of the owned tree, plus drop.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = quarry_tree)]
+#[bench::large(args = ("large"), setup = quarry_tree)]
+#[bench::ack(args = ("ack"), setup = quarry_tree)]
+#[bench::small(args = ("small"), setup = quarry_tree)]
+#[bench::usync_like(args = ("usync_like"), setup = quarry_tree)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = quarry_tree)]
+#[bench::many_children(args = ("many_children"), setup = quarry_tree)]
+fn quarry_encode(tree: &'static OwnedNode) -> usize {
+    black_box(wa::quarry_encode(tree))
+}
+
+// `quarry_wa::encode_view_frame` of the decoded view, plus drop.
+#[library_benchmark]
+#[bench::fanout(args = ("fanout"), setup = quarry_tree_view)]
+#[bench::large(args = ("large"), setup = quarry_tree_view)]
+#[bench::ack(args = ("ack"), setup = quarry_tree_view)]
+#[bench::small(args = ("small"), setup = quarry_tree_view)]
+#[bench::usync_like(args = ("usync_like"), setup = quarry_tree_view)]
+#[bench::jid_heavy(args = ("jid_heavy"), setup = quarry_tree_view)]
+#[bench::many_children(args = ("many_children"), setup = quarry_tree_view)]
+fn quarry_encode_view(view: quarry_wa::Node<'static>) -> usize {
+    black_box(wa::quarry_encode_view(view))
+}
+
 library_benchmark_group!(
     name = wa_decode;
     benchmarks = peer, quarry_fresh, quarry_reused
 );
 
-main!(library_benchmark_groups = wa_decode);
+library_benchmark_group!(
+    name = wa_encode;
+    benchmarks = peer_marshal, peer_marshal_exact, peer_marshal_ref, quarry_encode, quarry_encode_view
+);
+
+main!(library_benchmark_groups = wa_decode, wa_encode);

@@ -84,27 +84,47 @@ pub fn is_installed() -> bool {
     after > before
 }
 
-/// What one decode of one case cost one decoder.
+/// What one operation (a decode or an encode) on one case cost.
 #[derive(Clone, Debug)]
 pub struct AllocRow {
     /// Case name.
     pub case: &'static str,
-    /// `peer`, `quarry_fresh` or `quarry_reused`.
-    pub decoder: &'static str,
-    /// Heap allocations (including reallocations) during the decode.
+    /// The operation, named as in the benches: `peer`, `quarry_fresh`,
+    /// `quarry_reused` (decoders), `peer_marshal`, `peer_marshal_exact`,
+    /// `peer_marshal_ref`, `quarry_encode`, `quarry_encode_view` (encoders).
+    pub op: &'static str,
+    /// Heap allocations (including reallocations) during the operation.
     pub allocations: usize,
-    /// Bytes asked of the heap during the decode.
+    /// Bytes asked of the heap during the operation.
     pub requested: usize,
-    /// Heap bytes held while the result is alive: for the peer, live bytes
-    /// after the decode minus before; for quarry, the arena's chunks.
+    /// Heap bytes held while the result is alive: live bytes after the
+    /// operation minus before; for quarry's decoders, the arena's chunks.
     pub held: usize,
-    /// For quarry, the arena bytes the decode wrote (records, expanded
-    /// strings); `None` for the peer, whose records are its allocations.
+    /// For quarry's decoders, the arena bytes the decode wrote (records,
+    /// expanded strings); `None` otherwise.
     pub arena_used: Option<usize>,
 }
 
-/// Measure every WhatsApp case with every decoder, each after one warm-up
-/// decode of the same input (so lazily built tables are not charged).
+/// Count what `op` allocates; the result stays alive until after the
+/// count, then is dropped.
+fn count<R>(case: &'static str, name: &'static str, op: impl FnOnce() -> R) -> AllocRow {
+    let before = snapshot();
+    let result = std::hint::black_box(op());
+    let after = snapshot();
+    drop(result);
+    AllocRow {
+        case,
+        op: name,
+        allocations: after.allocations - before.allocations,
+        requested: after.requested - before.requested,
+        held: after.live - before.live,
+        arena_used: None,
+    }
+}
+
+/// Measure every WhatsApp case with every decoder and encoder, each after
+/// one warm-up run of the same operation (so lazily built tables are not
+/// charged).
 ///
 /// # Panics
 /// When [`CountingAlloc`] is not the global allocator: the report would be
@@ -116,55 +136,59 @@ pub fn measure_wa() -> Vec<AllocRow> {
     );
     let mut rows = Vec::new();
     for case in wa::cases() {
-        let bytes = case.bytes.as_slice();
+        let (name, bytes) = (case.name, case.bytes.as_slice());
 
         wa::peer_decode(bytes);
-        let before = snapshot();
-        let node = wacore_binary::marshal::unmarshal_ref(bytes).expect("peer decodes its bytes");
-        let after = snapshot();
-        drop(std::hint::black_box(node));
-        rows.push(AllocRow {
-            case: case.name,
-            decoder: "peer",
-            allocations: after.allocations - before.allocations,
-            requested: after.requested - before.requested,
-            held: after.live - before.live,
-            arena_used: None,
-        });
+        rows.push(count(name, "peer", || {
+            wacore_binary::marshal::unmarshal_ref(bytes).expect("peer decodes its bytes")
+        }));
 
         wa::quarry_decode_fresh(bytes);
-        let before = snapshot();
         let arena = quarry::Arena::new();
-        let node = quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes");
-        let after = snapshot();
-        std::hint::black_box(node);
-        let stats = arena.stats();
-        rows.push(AllocRow {
-            case: case.name,
-            decoder: "quarry_fresh",
-            allocations: after.allocations - before.allocations,
-            requested: after.requested - before.requested,
-            held: stats.allocated_bytes,
-            arena_used: Some(stats.allocated_bytes - stats.free_in_current_chunk),
+        let mut row = count(name, "quarry_fresh", || {
+            quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes")
         });
+        let stats = arena.stats();
+        row.held = stats.allocated_bytes;
+        row.arena_used = Some(stats.allocated_bytes - stats.free_in_current_chunk);
+        rows.push(row);
         drop(arena);
 
         let mut arena = wa::warmed_arena(bytes);
         let free_before = arena.stats().free_in_current_chunk;
-        let before = snapshot();
         arena.reset();
-        let node = quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes");
-        let after = snapshot();
-        std::hint::black_box(node);
-        let stats = arena.stats();
-        rows.push(AllocRow {
-            case: case.name,
-            decoder: "quarry_reused",
-            allocations: after.allocations - before.allocations,
-            requested: after.requested - before.requested,
-            held: stats.allocated_bytes,
-            arena_used: Some(free_before - stats.free_in_current_chunk),
+        let mut row = count(name, "quarry_reused", || {
+            quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes")
         });
+        let stats = arena.stats();
+        row.held = stats.allocated_bytes;
+        row.arena_used = Some(free_before - stats.free_in_current_chunk);
+        rows.push(row);
+
+        let tree = &case.tree;
+        wa::peer_marshal(tree);
+        rows.push(count(name, "peer_marshal", || {
+            wacore_binary::marshal::marshal(tree).expect("peer encodes its tree")
+        }));
+        wa::peer_marshal_exact(tree);
+        rows.push(count(name, "peer_marshal_exact", || {
+            wacore_binary::marshal::marshal_exact(tree).expect("peer encodes its tree")
+        }));
+        let view = wa::peer_view(name);
+        wa::peer_marshal_ref(view);
+        rows.push(count(name, "peer_marshal_ref", || {
+            wacore_binary::marshal::marshal_ref(view).expect("peer re-encodes its tree")
+        }));
+        let owned = &case.quarry_tree;
+        wa::quarry_encode(owned);
+        rows.push(count(name, "quarry_encode", || {
+            quarry_wa::encode_frame(owned).expect("quarry encodes the case")
+        }));
+        let view = wa::quarry_view(name);
+        wa::quarry_encode_view(view);
+        rows.push(count(name, "quarry_encode_view", || {
+            quarry_wa::encode_view_frame(view).expect("quarry re-encodes the case")
+        }));
     }
     rows
 }
@@ -175,7 +199,7 @@ pub fn to_json_lines(rows: &[AllocRow]) -> String {
         .map(|r| {
             let mut obj = serde_json::json!({
                 "case": r.case,
-                "decoder": r.decoder,
+                "op": r.op,
                 "allocations": r.allocations,
                 "requested": r.requested,
                 "held": r.held,

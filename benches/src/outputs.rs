@@ -83,6 +83,21 @@ pub fn read_iai_summaries(
     Ok(results)
 }
 
+/// Remove the output of earlier runs of iai bench target `bench`, so that
+/// summaries of benches since renamed or removed cannot be mistaken for
+/// this run's.
+///
+/// # Errors
+/// When the directory exists but cannot be removed.
+pub fn clear_iai_outputs(target_dir: &Path, package: &str, bench: &str) -> Result<(), String> {
+    let dir = target_dir.join("iai").join(package).join(bench);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot remove {}: {e}", dir.display())),
+    }
+}
+
 /// Parse one iai-callgrind 0.16 `summary.json`.
 ///
 /// # Errors

@@ -6,9 +6,10 @@ use std::hint::black_box;
 use std::sync::LazyLock;
 
 use quarry::Arena;
+use quarry_wa::OwnedNode;
 use wacore_binary::builder::NodeBuilder;
-use wacore_binary::marshal::{marshal, unmarshal_ref};
-use wacore_binary::node::Node as PeerNode;
+use wacore_binary::marshal::{marshal, marshal_exact, marshal_ref, unmarshal_ref};
+use wacore_binary::node::{Node as PeerNode, NodeRef as PeerNodeRef};
 
 /// One benchmark input.
 pub struct WaCase {
@@ -17,8 +18,11 @@ pub struct WaCase {
     /// Node bytes as the peer marshals them, without the leading flags byte.
     pub bytes: Vec<u8>,
     /// The peer's owned tree the bytes were marshalled from (the input of
-    /// the encode benches).
+    /// the peer's encode benches).
     pub tree: PeerNode,
+    /// The same tree as quarry's owned builder type (decoded from `bytes`
+    /// and converted): the input of quarry's encode benches.
+    pub quarry_tree: OwnedNode,
 }
 
 /// Every case name, in report order.
@@ -43,10 +47,15 @@ pub fn cases() -> &'static [WaCase] {
                 // `marshal` writes the flags byte first; both decoders take
                 // the node bytes after it.
                 framed.remove(0);
+                let arena = Arena::new();
+                let quarry_tree = quarry_wa::decode(&arena, &framed)
+                    .expect("quarry decodes the peer's bytes")
+                    .to_owned();
                 WaCase {
                     name,
                     bytes: framed,
                     tree,
+                    quarry_tree,
                 }
             })
             .collect()
@@ -250,4 +259,157 @@ pub fn warmed_arena(bytes: &[u8]) -> Arena {
     quarry_decode_reused(&mut arena, bytes);
     arena.reset();
     arena
+}
+
+/// Encode an owned tree with the peer's default `marshal` (flags byte
+/// included, output grown as it goes), drop the output, return its length.
+///
+/// # Panics
+/// When the peer cannot encode its own tree.
+#[inline(never)]
+pub fn peer_marshal(tree: &PeerNode) -> usize {
+    let out = marshal(black_box(tree)).expect("the peer encodes its own tree");
+    let n = out.len();
+    drop(black_box(out));
+    n
+}
+
+/// The peer's two-pass `marshal_exact` (size plan, then one allocation).
+///
+/// # Panics
+/// When the peer cannot encode its own tree.
+#[inline(never)]
+pub fn peer_marshal_exact(tree: &PeerNode) -> usize {
+    let out = marshal_exact(black_box(tree)).expect("the peer encodes its own tree");
+    let n = out.len();
+    drop(black_box(out));
+    n
+}
+
+/// Re-encode a decoded tree with the peer's `marshal_ref`.
+///
+/// # Panics
+/// When the peer cannot encode its own decoded tree.
+#[inline(never)]
+pub fn peer_marshal_ref(node: &PeerNodeRef<'_>) -> usize {
+    let out = marshal_ref(black_box(node)).expect("the peer re-encodes its own tree");
+    let n = out.len();
+    drop(black_box(out));
+    n
+}
+
+/// Encode an owned tree with `quarry_wa::encode_frame` (flags byte
+/// included, like the peer's `marshal`), drop the output.
+///
+/// # Panics
+/// When quarry cannot encode the tree.
+#[inline(never)]
+pub fn quarry_encode(tree: &OwnedNode) -> usize {
+    let out = quarry_wa::encode_frame(black_box(tree)).expect("quarry encodes the case");
+    let n = out.len();
+    drop(black_box(out));
+    n
+}
+
+/// Re-encode a decoded view with `quarry_wa::encode_view_frame`.
+///
+/// # Panics
+/// When quarry cannot encode the view.
+#[inline(never)]
+pub fn quarry_encode_view(node: quarry_wa::Node<'_>) -> usize {
+    let out = quarry_wa::encode_view_frame(black_box(node)).expect("quarry re-encodes the case");
+    let n = out.len();
+    drop(black_box(out));
+    n
+}
+
+/// The peer's decoded tree of case `name`, kept for the whole process (for
+/// the re-encode benches).
+pub fn peer_view(name: &str) -> &'static PeerNodeRef<'static> {
+    Box::leak(Box::new(
+        unmarshal_ref(input(name)).expect("the peer decodes its own bytes"),
+    ))
+}
+
+/// quarry's decoded view of case `name`, its arena kept for the whole
+/// process (for the re-encode benches).
+pub fn quarry_view(name: &str) -> quarry_wa::Node<'static> {
+    let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+    quarry_wa::decode(arena, input(name)).expect("quarry decodes the peer's bytes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The encode benches compare like with like only if both encoders
+    // produce the same frame for the same tree. One deliberate difference
+    // (docs/wa-format.md, "lossy spots"): quarry writes an AD_JID with
+    // device 0 as the one byte shorter JID_PAIR, and fanout's first
+    // recipient is `5511999990000:0@s.whatsapp.net`. The peer's own
+    // re-encode of its decoded tree (`marshal_ref`) does the same.
+    #[test]
+    fn both_encoders_write_the_peers_bytes() {
+        for case in cases() {
+            let peer = marshal(&case.tree).unwrap();
+            assert_eq!(peer[1..], case.bytes[..], "{}", case.name);
+            assert_eq!(marshal_exact(&case.tree).unwrap(), peer, "{}", case.name);
+            let owned = quarry_wa::encode_frame(&case.quarry_tree).unwrap();
+            let view = quarry_wa::encode_view_frame(quarry_view(case.name)).unwrap();
+            assert_eq!(owned, view, "{}", case.name);
+            let peer_view_bytes = marshal_ref(peer_view(case.name)).unwrap();
+            assert_eq!(
+                view, peer_view_bytes,
+                "{}: re-encode of the decoded tree",
+                case.name
+            );
+            if case.name == "fanout" {
+                // AD_JID (F7), domain 0, device 0, user; versus JID_PAIR
+                // (FA), user, server token.
+                let Some(wacore_binary::token::TokenKind::Single(server)) =
+                    wacore_binary::token::index_of_token("s.whatsapp.net")
+                else {
+                    panic!("s.whatsapp.net is a single-byte token");
+                };
+                let at = peer.windows(3).position(|w| w == [0xF7, 0, 0]).unwrap();
+                let user = &peer[at + 3..at + 12]; // NIBBLE_8 of 13 digits: 2 + 7 bytes
+                assert_eq!(user[..2], [0xFF, 0x87]);
+                let mut expected = peer[..at].to_vec();
+                expected.push(0xFA);
+                expected.extend_from_slice(user);
+                expected.push(server);
+                expected.extend_from_slice(&peer[at + 12..]);
+                assert_eq!(owned, expected, "fanout");
+            } else {
+                assert_eq!(owned, peer, "{}: quarry_wa::encode_frame", case.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_measured_functions_do_the_work() {
+        for case in cases() {
+            let n = match &case.quarry_tree.content {
+                quarry_wa::OwnedContent::Nodes(children) => children.len(),
+                _ => 0,
+            };
+            assert_eq!(quarry_decode_fresh(&case.bytes), n, "{}", case.name);
+            assert_eq!(peer_decode(&case.bytes), n, "{}", case.name);
+            let mut arena = warmed_arena(&case.bytes);
+            assert_eq!(
+                quarry_decode_reused(&mut arena, &case.bytes),
+                n,
+                "{}",
+                case.name
+            );
+            let len = case.bytes.len() + 1;
+            assert_eq!(peer_marshal(&case.tree), len);
+            assert_eq!(peer_marshal_exact(&case.tree), len);
+            // One byte shorter on fanout: see the test above.
+            let quarry_len = len - usize::from(case.name == "fanout");
+            assert_eq!(peer_marshal_ref(peer_view(case.name)), quarry_len);
+            assert_eq!(quarry_encode(&case.quarry_tree), quarry_len);
+            assert_eq!(quarry_encode_view(quarry_view(case.name)), quarry_len);
+        }
+    }
 }

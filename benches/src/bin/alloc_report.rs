@@ -17,16 +17,16 @@ fn main() {
         return;
     }
     println!(
-        "{:<14} {:<14} {:>12} {:>16} {:>11} {:>11}",
-        "case", "decoder", "allocations", "bytes requested", "bytes held", "arena used"
+        "{:<14} {:<19} {:>12} {:>16} {:>11} {:>11}",
+        "case", "operation", "allocations", "bytes requested", "bytes held", "arena used"
     );
     for r in &rows {
         let used = r
             .arena_used
             .map_or_else(|| "-".to_owned(), |u| u.to_string());
         println!(
-            "{:<14} {:<14} {:>12} {:>16} {:>11} {:>11}",
-            r.case, r.decoder, r.allocations, r.requested, r.held, used
+            "{:<14} {:<19} {:>12} {:>16} {:>11} {:>11}",
+            r.case, r.op, r.allocations, r.requested, r.held, used
         );
     }
 }

@@ -21,6 +21,13 @@ use quarry_benches::{outputs, wa};
 static ALLOC: CountingAlloc = CountingAlloc;
 
 const DECODERS: [&str; 3] = ["peer", "quarry_fresh", "quarry_reused"];
+const ENCODERS: [&str; 5] = [
+    "peer_marshal",
+    "peer_marshal_exact",
+    "peer_marshal_ref",
+    "quarry_encode",
+    "quarry_encode_view",
+];
 const CRITERION_ARGS: [&str; 4] = ["--warm-up-time", "1", "--measurement-time", "3"];
 
 /// Target ratios quarry/peer (instructions, time) per case, from issue 3.
@@ -53,16 +60,19 @@ fn run() -> Result<(), String> {
         let mut criterion = vec!["--"];
         criterion.extend(CRITERION_ARGS);
         cargo_bench("wa_criterion", &criterion)?;
+        outputs::clear_iai_outputs(&target_dir, "quarry-benches", "wa_iai")?;
         cargo_bench("wa_iai", &["--", "--save-summary=json"])?;
     }
     let alloc = alloc_count::measure_wa();
 
     let mut ns = BTreeMap::new();
     for case in wa::CASE_NAMES {
-        for decoder in DECODERS {
-            let median =
-                outputs::criterion_median_ns(&target_dir, &format!("wa_decode_{case}"), decoder)?;
-            ns.insert((case.to_owned(), decoder.to_owned()), median);
+        for (group, ops) in [("wa_decode", &DECODERS[..]), ("wa_encode", &ENCODERS[..])] {
+            for &op in ops {
+                let group = format!("{group}_{case}");
+                let median = outputs::criterion_median_ns(&target_dir, &group, op)?;
+                ns.insert((case.to_owned(), op.to_owned()), median);
+            }
         }
     }
     let since_iai = if no_run {
@@ -118,7 +128,7 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
     let alloc = |case: &str, dec: &str| -> Result<&AllocRow, String> {
         m.alloc
             .iter()
-            .find(|r| r.case == case && r.decoder == dec)
+            .find(|r| r.case == case && r.op == dec)
             .ok_or_else(|| format!("no allocation row for {dec} on {case}"))
     };
 
@@ -169,7 +179,7 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
          length, `quarry_wa::max_arena_bytes`); \"arena used\" is what the decode actually wrote into it.\n"
     );
 
-    let _ = writeln!(w, "### Ratios quarry / peer (lower is better)\n");
+    let _ = writeln!(w, "### Decode: ratios quarry / peer (lower is better)\n");
     let _ = writeln!(
         w,
         "Targets (issue 3): instructions ≤ 0.3 and time ≤ 0.4 on fanout, large, usync_like and \
@@ -240,7 +250,7 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
         }
     }
 
-    let _ = writeln!(w, "\n### Instructions and time per decode\n");
+    let _ = writeln!(w, "\n### Decode: instructions and time\n");
     let _ = writeln!(
         w,
         "| case | peer Ir | fresh Ir | reused Ir | peer ns | fresh ns | reused ns |\n\
@@ -259,7 +269,7 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
         );
     }
 
-    let _ = writeln!(w, "\n### Allocations and memory per decode\n");
+    let _ = writeln!(w, "\n### Decode: allocations and memory\n");
     let _ = writeln!(
         w,
         "| case | peer allocs | peer bytes requested | peer held | fresh allocs | fresh bytes requested | fresh held | reused allocs | reused held | arena used |\n\
@@ -288,6 +298,65 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
 
     let _ = writeln!(
         w,
+        "\n### Encode\n\n\
+         One encode of the same tree plus drop of the output, flags byte included on both sides: \
+         **quarry** `quarry_wa::encode_frame(&OwnedNode)` (size plan, then one allocation of the exact size) \
+         against the peer's `marshal` (one pass, growing a 1 KiB buffer) and `marshal_exact` \
+         (size plan, then one buffer); **view**: re-encode of a decoded tree, \
+         `quarry_wa::encode_view_frame(Node)` against the peer's `marshal_ref(&NodeRef)`. \
+         The quarry tree is the case's bytes decoded and converted with `Node::to_owned`. \
+         On fanout quarry writes one byte less: the first recipient's AD_JID with device 0 \
+         becomes a JID_PAIR (docs/wa-format.md; the peer's own `marshal_ref` of its decoded tree \
+         does the same). No targets were set for encoding.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| case | Ir quarry/marshal | Ir quarry/marshal_exact | Ir view/marshal_ref | time quarry/marshal | time quarry/marshal_exact | time view/marshal_ref | allocations quarry / marshal / marshal_exact |\n\
+         |---|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for case in wa::CASE_NAMES {
+        let r =
+            |map: &BTreeMap<(String, String), f64>, q: &str, p: &str| -> Result<String, String> {
+                Ok(format!("{:.2}", get(map, case, q)? / get(map, case, p)?))
+            };
+        let _ = writeln!(
+            w,
+            "| {case} | {} | {} | {} | {} | {} | {} | {} / {} / {} |",
+            r(&ir, "quarry_encode", "peer_marshal")?,
+            r(&ir, "quarry_encode", "peer_marshal_exact")?,
+            r(&ir, "quarry_encode_view", "peer_marshal_ref")?,
+            r(&m.ns, "quarry_encode", "peer_marshal")?,
+            r(&m.ns, "quarry_encode", "peer_marshal_exact")?,
+            r(&m.ns, "quarry_encode_view", "peer_marshal_ref")?,
+            alloc(case, "quarry_encode")?.allocations,
+            alloc(case, "peer_marshal")?.allocations,
+            alloc(case, "peer_marshal_exact")?.allocations,
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nAbsolute numbers (Ir = instructions, ns = criterion median, allocs / bytes requested):\n"
+    );
+    let _ = writeln!(
+        w,
+        "| case | op | Ir | ns | allocs | bytes requested |\n|---|---|---:|---:|---:|---:|"
+    );
+    for case in wa::CASE_NAMES {
+        for op in ENCODERS {
+            let a = alloc(case, op)?;
+            let _ = writeln!(
+                w,
+                "| {case} | {op} | {} | {:.0} | {} | {} |",
+                get(&ir, case, op)?,
+                get(&m.ns, case, op)?,
+                a.allocations,
+                a.requested
+            );
+        }
+    }
+
+    let _ = writeln!(
+        w,
         "\n## How to reproduce\n\n\
          ```sh\n\
          # once: the callgrind runner, matching the iai-callgrind library version\n\
@@ -307,11 +376,18 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
     Ok(s)
 }
 
+/// A ratio with two decimals, or two significant digits below 0.1 (so one
+/// allocation against 404 reads 0.0025, not 0.00).
 fn ratio_text(quarry: usize, peer: usize) -> String {
     if peer == 0 {
-        "-".to_owned()
+        return "-".to_owned();
+    }
+    let r = quarry as f64 / peer as f64;
+    if r == 0.0 || r >= 0.1 {
+        format!("{r:.2}")
     } else {
-        format!("{:.2}", quarry as f64 / peer as f64)
+        let decimals = (-r.log10().floor()) as usize + 1;
+        format!("{r:.decimals$}")
     }
 }
 

@@ -23,8 +23,8 @@ use quarry_benches::outputs;
 
 /// iai-callgrind bench targets under the gate.
 const GATED: [&str; 1] = ["wa_iai"];
-/// Only quarry's own benches are gated; the peer's run beside them for
-/// comparison.
+/// Only quarry's own benches are gated; the peer's run beside them (the
+/// runner's name filter selects whole bench files, not functions).
 const GATED_PREFIX: &str = "quarry";
 /// The runner must match the `iai-callgrind` library version exactly.
 const RUNNER_VERSION: &str = "0.16.1";
@@ -62,6 +62,7 @@ fn run(update: bool, no_run: bool) -> Result<bool, String> {
             SystemTime::UNIX_EPOCH
         } else {
             let start = SystemTime::now();
+            outputs::clear_iai_outputs(&target, "quarry-benches", bench)?;
             run_bench(bench)?;
             start
         };
