@@ -1,0 +1,81 @@
+//! The arena's reservation, reset and budget behave as the allocation
+//! contract needs.
+
+use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+
+#[test]
+fn a_new_arena_holds_nothing() {
+    let arena = Arena::new();
+    assert_eq!(arena.stats().allocated_bytes, 0);
+}
+
+#[test]
+fn reserve_leaves_the_requested_room_in_one_chunk() {
+    let arena = Arena::new();
+    arena.reserve(10_000);
+    let stats = arena.stats();
+    assert!(stats.free_in_current_chunk >= 10_000, "{stats:?}");
+    // Everything reserved fits without a second chunk.
+    let held = stats.allocated_bytes;
+    let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+    for _ in 0..100 {
+        alloc.alloc_slice_fill_copy(100, 0u8, 0).unwrap();
+    }
+    assert_eq!(arena.stats().allocated_bytes, held);
+}
+
+#[test]
+fn reserve_with_room_to_spare_changes_nothing() {
+    let arena = Arena::with_capacity(4096);
+    let before = arena.stats();
+    arena.reserve(1000);
+    assert_eq!(arena.stats(), before);
+}
+
+#[test]
+fn reset_keeps_the_chunk_and_frees_its_room() {
+    let mut arena = Arena::new();
+    arena.reserve(50_000);
+    {
+        let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+        alloc.alloc_slice_fill_copy(40_000, 1u8, 0).unwrap();
+    }
+    let held = arena.stats().allocated_bytes;
+    assert!(arena.stats().free_in_current_chunk < 50_000);
+    arena.reset();
+    assert_eq!(arena.stats().allocated_bytes, held);
+    assert!(arena.stats().free_in_current_chunk >= 50_000);
+}
+
+#[test]
+fn the_budget_is_checked_before_the_arena_is_asked() {
+    let arena = Arena::new();
+    let opts = DecodeOptions {
+        max_arena_bytes: 1 << 20,
+        ..Default::default()
+    };
+    let alloc = BoundedAlloc::new(&arena, &opts);
+    // A hostile length: fails on the budget, allocates nothing.
+    assert_eq!(
+        alloc.alloc_slice_fill_copy(usize::MAX / 2, 0u64, 17),
+        Err(DecodeError::ArenaLimit {
+            offset: 17,
+            limit: 1 << 20
+        })
+    );
+    assert_eq!(arena.stats().allocated_bytes, 0);
+    assert_eq!(alloc.used(), 0);
+}
+
+#[test]
+fn values_written_through_the_budget_read_back() {
+    let arena = Arena::new();
+    let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+    let text = alloc.alloc_str("héllo", 3).unwrap();
+    let bytes = alloc.alloc_bytes(&[1, 2, 3], 3).unwrap();
+    let filled = alloc.alloc_slice_fill_with(4, 0, |i| i * 10).unwrap();
+    assert_eq!(text, "héllo");
+    assert_eq!(bytes, &[1, 2, 3]);
+    assert_eq!(filled, &[0, 10, 20, 30]);
+    assert_eq!(alloc.used(), "héllo".len() + 3 + 4 * std::mem::size_of::<usize>());
+}

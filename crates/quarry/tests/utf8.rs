@@ -1,0 +1,39 @@
+//! `quarry::utf8::to_str` agrees with the standard validator on every kind
+//! of input, ASCII fast path included.
+
+use proptest::prelude::*;
+
+#[test]
+fn hand_picked_cases_agree_with_std() {
+    let cases: &[&[u8]] = &[
+        b"",
+        b"entry",
+        "ação".as_bytes(),
+        "😀".as_bytes(),
+        &[0x80],
+        &[0xC3],
+        &[0xED, 0xA0, 0x80], // a surrogate: not UTF-8
+        &[b'a'; 100],
+        &[0x7F, 0x00, 0x41],
+    ];
+    for &bytes in cases {
+        assert_eq!(
+            quarry::utf8::to_str(bytes),
+            std::str::from_utf8(bytes).ok(),
+            "{bytes:02x?}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 }))]
+    #[test]
+    fn random_bytes_agree_with_std(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+        prop_assert_eq!(quarry::utf8::to_str(&bytes), std::str::from_utf8(&bytes).ok());
+    }
+
+    #[test]
+    fn random_text_is_accepted_unchanged(text in ".{0,32}") {
+        prop_assert_eq!(quarry::utf8::to_str(text.as_bytes()), Some(text.as_str()));
+    }
+}
