@@ -136,7 +136,7 @@ impl<'a, 's> Dec<'a, 's> {
             self.r.pos = end + 1;
             return Ok(&self.r.b[start + 1..end]);
         }
-        Ok(self.r.string(self.alloc)?.text.as_bytes())
+        Ok(self.r.string(self.alloc)?.as_bytes())
     }
 
     /// A string of exactly `2 * N` hex digits; `what` is the error.
@@ -159,7 +159,7 @@ impl<'a, 's> Dec<'a, 's> {
     fn hex_slow<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
         let at = self.r.pos;
         let s = self.r.string(self.alloc)?;
-        hex::decode::<N>(s.text.as_bytes()).ok_or(DecodeError::Malformed { offset: at, what })
+        hex::decode::<N>(s.as_bytes()).ok_or(DecodeError::Malformed { offset: at, what })
     }
 
     /// A u16 number (kinds).
@@ -177,7 +177,7 @@ impl<'a, 's> Dec<'a, 's> {
     pub fn sub_id(&mut self) -> Result<&'a str, DecodeError> {
         self.r.ws();
         let at = self.r.pos;
-        let s = self.r.string(self.alloc)?.text;
+        let s = self.r.string(self.alloc)?;
         if s.is_empty() || (s.len() > 64 && s.chars().count() > 64) {
             return Err(DecodeError::Malformed {
                 offset: at,
@@ -190,7 +190,7 @@ impl<'a, 's> Dec<'a, 's> {
     /// A string element (whitespace first).
     pub fn text(&mut self) -> Result<&'a str, DecodeError> {
         self.r.ws();
-        Ok(self.r.string(self.alloc)?.text)
+        self.r.string(self.alloc)
     }
 
     /// Skip extra elements up to the closing `]` of a message array.
@@ -256,9 +256,13 @@ impl<'a, 's> Dec<'a, 's> {
                     KIND => kind = self.kind()?,
                     TAGS => tags = self.tags()?,
                     CONTENT => {
-                        let s = self.r.string(self.alloc)?;
-                        content = s.text;
-                        content_raw = if s.canonical { s.raw } else { &[] };
+                        let at = self.r.pos;
+                        content = self.r.string(self.alloc)?;
+                        content_raw = if self.r.canonical {
+                            &self.r.b[at..self.r.pos]
+                        } else {
+                            &[]
+                        };
                     }
                     _ => self.r.skip_value(depth + 1, self.cfg.limits.max_depth)?,
                 }
@@ -341,11 +345,13 @@ impl<'a, 's> Dec<'a, 's> {
         let mut spans: ArenaVec<'a, TagSpan> = ArenaVec::with_capacity_in(span_cap, bump);
         let mut letters = 0u64;
         // Canonical when compact and free of non-canonical escapes: then
-        // the wire bytes are the id preimage's tags as they stand.
+        // the wire bytes are the id preimage's tags as they stand. Compact
+        // input takes the tight paths; any whitespace the general ones.
         let mut clean = true;
-        let mut p = self.r.pos;
-        self.r.ws();
-        clean &= p == self.r.pos;
+        if !matches!(self.r.peek(), Some(b'[' | b']')) {
+            self.r.ws();
+            clean = false;
+        }
         if self.r.peek() == Some(b']') {
             self.r.pos += 1;
         } else {
@@ -357,24 +363,29 @@ impl<'a, 's> Dec<'a, 's> {
                 self.r.pos += 1;
                 let first = elems.len();
                 loop {
-                    p = self.r.pos;
-                    self.r.ws();
-                    clean &= p == self.r.pos;
                     if self.r.peek() != Some(b'"') {
-                        if self.r.peek() == Some(b']') && elems.len() == first {
-                            return Err(DecodeError::Malformed {
-                                offset: tag_at,
-                                what: "empty tag",
-                            });
+                        self.r.ws();
+                        clean = false;
+                        if self.r.peek() != Some(b'"') {
+                            if self.r.peek() == Some(b']') && elems.len() == first {
+                                return Err(DecodeError::Malformed {
+                                    offset: tag_at,
+                                    what: "empty tag",
+                                });
+                            }
+                            return Err(self.r.err("a tag element must be a string"));
                         }
-                        return Err(self.r.err("a tag element must be a string"));
                     }
                     let s = self.r.string(self.alloc)?;
-                    clean &= s.canonical;
-                    elems.push(s.text);
-                    p = self.r.pos;
-                    let more = self.r.comma_or(b']', "expected ',' or ']' in tag")?;
-                    clean &= p + 1 == self.r.pos;
+                    clean &= self.r.canonical;
+                    elems.push(s);
+                    let more = match self.r.tight_sep(b']') {
+                        Some(more) => more,
+                        None => {
+                            clean = false;
+                            self.r.comma_or(b']', "expected ',' or ']' in tag")?
+                        }
+                    };
                     if !more {
                         break;
                     }
@@ -386,15 +397,20 @@ impl<'a, 's> Dec<'a, 's> {
                     start: first as u32,
                     len: n as u32,
                 });
-                p = self.r.pos;
-                let more = self.r.comma_or(b']', "expected ',' or ']' after tag")?;
-                clean &= p + 1 == self.r.pos;
+                let more = match self.r.tight_sep(b']') {
+                    Some(more) => more,
+                    None => {
+                        clean = false;
+                        self.r.comma_or(b']', "expected ',' or ']' after tag")?
+                    }
+                };
                 if !more {
                     break;
                 }
-                p = self.r.pos;
-                self.r.ws();
-                clean &= p == self.r.pos;
+                if self.r.peek() != Some(b'[') {
+                    self.r.ws();
+                    clean = false;
+                }
             }
         }
         Ok(Parsed {

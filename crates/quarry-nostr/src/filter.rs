@@ -444,7 +444,7 @@ impl<'a> Dec<'a, '_> {
                 (SINCE, _) => rec.since = Some(self.r.u64("since must be an integer")?),
                 (UNTIL, _) => rec.until = Some(self.r.u64("until must be an integer")?),
                 (LIMIT, _) => rec.limit = Some(self.r.u64("limit must be an integer")?),
-                (SEARCH, _) => rec.search = Some(self.r.string(self.alloc)?.text),
+                (SEARCH, _) => rec.search = Some(self.r.string(self.alloc)?),
                 (_, [b'#', letter]) if letter.is_ascii_alphabetic() => {
                     let letter = *letter;
                     let lb = if letter.is_ascii_lowercase() {
@@ -460,7 +460,7 @@ impl<'a> Dec<'a, '_> {
                     self.list(|d| {
                         d.r.ws();
                         let at = d.r.pos;
-                        let s = d.r.string(d.alloc)?.text;
+                        let s = d.r.string(d.alloc)?;
                         push(d.alloc, &mut b.values, s, at)
                     })?;
                     push(

@@ -203,7 +203,7 @@ impl<'a> Dec<'a, '_> {
         self.r.pos += 1;
         self.r.ws();
         let at = self.r.pos;
-        let verb = self.r.string(self.alloc)?.text;
+        let verb = self.r.string(self.alloc)?;
         Ok((verb, at))
     }
 
@@ -404,7 +404,7 @@ impl<'a> Dec<'a, '_> {
                     b"approximate" if approximate.is_some() => return Err(dup),
                     b"approximate" => approximate = Some(self.r.bool()?),
                     b"hll" if hll.is_some() => return Err(dup),
-                    b"hll" => hll = Some(self.r.string(self.alloc)?.text),
+                    b"hll" => hll = Some(self.r.string(self.alloc)?),
                     _ => self.r.skip_value(2, self.cfg.limits.max_depth)?,
                 }
                 if !self.r.comma_or(b'}', "expected ',' or '}'")? {

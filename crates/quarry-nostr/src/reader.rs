@@ -11,25 +11,46 @@ use crate::options::ControlChars;
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
+/// High bit of each byte of `w` that ends a plain run inside a JSON string.
+#[inline(always)]
+fn special(w: u64) -> u64 {
+    let q = w ^ (LO * b'"' as u64);
+    let s = w ^ (LO * b'\\' as u64);
+    // For a byte below 0x80 (`!w` keeps only those), a subtraction sets its
+    // high bit when it is `"` (q = 0), `\\` (s = 0) or below 0x20, or when
+    // a borrow comes in from a lower byte, which happens only above such a
+    // byte: the lowest flag is exact.
+    (q.wrapping_sub(LO) | s.wrapping_sub(LO) | w.wrapping_sub(LO * 0x20)) & !w & HI
+}
+
 /// Index of the first byte at or after `i` that ends a plain run inside a
-/// JSON string (`"`, `\` or a control character below 0x20), or
+/// JSON string (`"`, `\\` or a control character below 0x20), or
 /// `b.len()`.
 #[inline]
-pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..i + 8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let w = u64::from_le_bytes(word);
-        let q = w ^ (LO * b'"' as u64);
-        let s = w ^ (LO * b'\\' as u64);
-        // Each term flags bytes that are zero (or below 0x20 for `w`); a
-        // borrow can only add false flags above a true one, so the lowest
-        // flag is exact.
-        let hit = ((q.wrapping_sub(LO) & !q)
-            | (s.wrapping_sub(LO) & !s)
-            | (w.wrapping_sub(LO * 0x20) & !w))
-            & HI;
+pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
+    let Some(rest) = b.get(i..) else {
+        return b.len();
+    };
+    let mut chunks = rest.chunks_exact(16);
+    let mut at = i;
+    for chunk in &mut chunks {
+        let (x, y) = chunk.split_at(8);
+        let hx = special(u64::from_le_bytes(x.try_into().unwrap_or_default()));
+        let hy = special(u64::from_le_bytes(y.try_into().unwrap_or_default()));
+        if hx | hy != 0 {
+            return if hx != 0 {
+                at + (hx.trailing_zeros() / 8) as usize
+            } else {
+                at + 8 + (hy.trailing_zeros() / 8) as usize
+            };
+        }
+        at += 16;
+    }
+    let mut i = at;
+    if let Some(chunk) = b.get(i..i + 8)
+        && let Ok(word) = <[u8; 8]>::try_from(chunk)
+    {
+        let hit = special(u64::from_le_bytes(word));
         if hit != 0 {
             return i + (hit.trailing_zeros() / 8) as usize;
         }
@@ -42,18 +63,6 @@ pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     b.len()
-}
-
-/// A decoded JSON string.
-#[derive(Clone, Copy)]
-pub(crate) struct JStr<'a> {
-    /// The decoded text (borrowed from the input when it had no escape).
-    pub text: &'a str,
-    /// The wire bytes from the opening quote to the closing quote, both
-    /// included.
-    pub raw: &'a [u8],
-    /// The wire bytes are exactly the canonical (id hash) form of `text`.
-    pub canonical: bool,
 }
 
 /// One decoded escape sequence.
@@ -80,6 +89,9 @@ pub(crate) struct Reader<'a> {
     pub b: &'a [u8],
     pub pos: usize,
     pub control: ControlChars,
+    /// Whether the wire bytes of the last string read (quotes included,
+    /// `b[start..pos]`) are exactly its canonical (id preimage) form.
+    pub canonical: bool,
 }
 
 pub(crate) fn unexpected(b: &[u8], offset: usize, context: &'static str) -> DecodeError {
@@ -106,6 +118,7 @@ impl<'a> Reader<'a> {
             b: input,
             pos: 0,
             control,
+            canonical: true,
         })
     }
 
@@ -275,39 +288,63 @@ impl<'a> Reader<'a> {
     }
 
     /// Read a string; `pos` must be at its opening quote (checked).
-    #[inline]
-    pub fn string(&mut self, alloc: &BoundedAlloc<'a>) -> Result<JStr<'a>, DecodeError> {
+    #[inline(always)]
+    pub fn string(&mut self, alloc: &BoundedAlloc<'a>) -> Result<&'a str, DecodeError> {
+        let start = self.pos;
+        if self.peek() == Some(b'"') {
+            let end = find_special(self.b, start + 1);
+            if self.b.get(end) == Some(&b'"') {
+                self.pos = end + 1;
+                self.canonical = true;
+                return Ok(self.src.get(start + 1..end).unwrap_or_default());
+            }
+        }
+        self.string_slow(alloc)
+    }
+
+    /// Not a plain string: escapes, or an error.
+    #[cold]
+    #[inline(never)]
+    fn string_slow(&mut self, alloc: &BoundedAlloc<'a>) -> Result<&'a str, DecodeError> {
         let start = self.pos;
         if self.peek() != Some(b'"') {
             return Err(self.err("expected a string"));
         }
         let end = find_special(self.b, start + 1);
         match self.b.get(end) {
-            Some(b'"') => {
-                self.pos = end + 1;
-                let text = self.src.get(start + 1..end).unwrap_or_default();
-                Ok(JStr {
-                    text,
-                    raw: &self.b[start..end + 1],
-                    canonical: true,
-                })
-            }
             Some(b'\\') => self.escaped_string(start, end, alloc),
             _ => Err(self.control_error(end)),
+        }
+    }
+
+    /// After a value in compact JSON: `,` (true) or `close` (false) right
+    /// here, with no whitespace; `None` for anything else (the caller then
+    /// takes the general path).
+    #[inline(always)]
+    pub fn tight_sep(&mut self, close: u8) -> Option<bool> {
+        match self.b.get(self.pos) {
+            Some(b',') => {
+                self.pos += 1;
+                Some(true)
+            }
+            Some(&c) if c == close => {
+                self.pos += 1;
+                Some(false)
+            }
+            _ => None,
         }
     }
 
     /// The slow path: the string has an escape at `first_escape`. Walk it
     /// once to find its end (and check every escape), then decode it into
     /// the arena with exact capacity.
-    #[cold]
     #[inline(never)]
     fn escaped_string(
         &mut self,
         start: usize,
         first_escape: usize,
         alloc: &BoundedAlloc<'a>,
-    ) -> Result<JStr<'a>, DecodeError> {
+    ) -> Result<&'a str, DecodeError> {
         let (end, removed, canonical) = self.walk_escaped(first_escape)?;
         let decoded_len = end - (start + 1) - removed;
         alloc.charge(decoded_len, start)?;
@@ -324,11 +361,8 @@ impl<'a> Reader<'a> {
             i = stop + e.len;
         }
         self.pos = end + 1;
-        Ok(JStr {
-            text: out.into_bump_str(),
-            raw: &self.b[start..end + 1],
-            canonical,
-        })
+        self.canonical = canonical;
+        Ok(out.into_bump_str())
     }
 
     /// From an escape at `i` inside a string: the closing quote's offset,
