@@ -1,0 +1,335 @@
+//! Malformed input: truncations, mutations, overlong varints, lengths past
+//! the end, deep nesting, wrong wire types, invalid UTF-8 and limits. Every
+//! failure is a typed error with a byte offset; nothing panics.
+
+mod common;
+
+use proptest::prelude::*;
+use prost::Message as _;
+use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_proto::Decoder;
+use quarry_proto_tests::samples::{self, Root};
+use quarry_proto_tests::views::{All3View, InnerView};
+use quarry_proto_tests::{pb, wa};
+
+/// quarry's and prost's verdicts on `bytes` as a sample's root type.
+fn both(root: Root, bytes: &[u8]) -> (Result<(), DecodeError>, bool) {
+    let arena = Arena::new();
+    match root {
+        Root::SyncActionData => (
+            wa::SyncActionDataView::decode(&arena, bytes).map(|_| ()),
+            pb::whatsapp::SyncActionData::decode(bytes).is_ok(),
+        ),
+        Root::Message => (
+            wa::MessageView::decode(&arena, bytes).map(|_| ()),
+            pb::whatsapp::Message::decode(bytes).is_ok(),
+        ),
+        Root::HistorySync => (
+            wa::HistorySyncView::decode(&arena, bytes).map(|_| ()),
+            pb::whatsapp::HistorySync::decode(bytes).is_ok(),
+        ),
+    }
+}
+
+#[test]
+fn truncation_at_every_offset_agrees_with_prost() {
+    for s in samples::all().into_iter().filter(|s| s.bytes.len() < 1000) {
+        for cut in 0..s.bytes.len() {
+            let (ours, prost_ok) = both(s.root, &s.bytes[..cut]);
+            if let Err(e) = &ours {
+                assert!(e.offset() <= cut, "{} cut {cut}: {e}", s.name);
+            }
+            assert_eq!(ours.is_ok(), prost_ok, "{} cut {cut}: {ours:?}", s.name);
+        }
+    }
+    let big = samples::history_sync(5, 5).encode_to_vec();
+    for cut in 0..big.len() {
+        let (ours, prost_ok) = both(Root::HistorySync, &big[..cut]);
+        assert_eq!(ours.is_ok(), prost_ok, "cut {cut}: {ours:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutations_never_panic_and_agree_with_prost(
+        which in 0usize..5,
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+    ) {
+        let s = &samples::all()[which];
+        let mut bytes = s.bytes.clone();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        let (ours, prost_ok) = both(s.root, &bytes);
+        if let Err(e) = &ours {
+            prop_assert!(e.offset() <= bytes.len());
+        }
+        // Closed enums are the one place the two differ by design: prost
+        // keeps any number in the field, quarry moves unlisted ones to the
+        // unknown fields; both accept the input.
+        prop_assert_eq!(ours.is_ok(), prost_ok, "{:?}", ours);
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        let arena = Arena::new();
+        if let Err(e) = All3View::decode(&arena, &bytes) {
+            prop_assert!(e.offset() <= bytes.len());
+        }
+        if let Err(e) = wa::MessageView::decode(&arena, &bytes) {
+            prop_assert!(e.offset() <= bytes.len());
+        }
+    }
+}
+
+fn decode3(bytes: &[u8]) -> Result<(), DecodeError> {
+    let arena = Arena::new();
+    All3View::decode(&arena, bytes).map(|_| ())
+}
+
+#[test]
+fn overlong_varints_are_errors_at_their_first_byte() {
+    // f_int64 (3) with an 11-byte varint.
+    let mut bytes = vec![0x18];
+    bytes.extend([0xFF; 10]);
+    bytes.push(0x01);
+    assert_eq!(
+        decode3(&bytes),
+        Err(DecodeError::Malformed {
+            offset: 1,
+            what: "varint overflows 64 bits"
+        })
+    );
+    // A ten-byte varint whose last byte carries bits past 64.
+    let mut bytes = vec![0x18];
+    bytes.extend([0xFF; 9]);
+    bytes.push(0x02);
+    assert!(matches!(
+        decode3(&bytes),
+        Err(DecodeError::Malformed { offset: 1, .. })
+    ));
+    // An overlong tag.
+    assert!(matches!(
+        decode3(&[0xFF; 11]),
+        Err(DecodeError::Malformed { offset: 0, .. })
+    ));
+    // A varint cut short.
+    assert_eq!(
+        decode3(&[0x18, 0x80]),
+        Err(DecodeError::UnexpectedEof { offset: 2 })
+    );
+}
+
+#[test]
+fn lengths_past_the_end_are_errors_at_the_length() {
+    // f_string (9) claims 5 bytes, has 1.
+    assert_eq!(
+        decode3(&[0x4A, 0x05, b'a']),
+        Err(DecodeError::Malformed {
+            offset: 1,
+            what: "length past the end of the message"
+        })
+    );
+    // f_inner (17) holds 2 bytes; inside, text (1) claims 5.
+    assert_eq!(
+        decode3(&[0x8A, 0x01, 0x02, 0x0A, 0x05]),
+        Err(DecodeError::Malformed {
+            offset: 4,
+            what: "length past the end of the message"
+        })
+    );
+    // A length of 2^63.
+    let mut bytes = vec![0x4A];
+    bytes.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
+    assert!(matches!(
+        decode3(&bytes),
+        Err(DecodeError::Malformed { offset: 1, .. })
+    ));
+}
+
+/// `Inner` nested `levels` deep through field `next` (3).
+fn deep_inner(levels: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for _ in 0..levels {
+        let mut outer = vec![0x1A];
+        prost::encoding::encode_varint(bytes.len() as u64, &mut outer);
+        outer.extend(bytes);
+        bytes = outer;
+    }
+    bytes
+}
+
+#[test]
+fn nesting_is_limited_to_100_by_default_like_prost() {
+    let arena = Arena::new();
+    let ok = deep_inner(100);
+    assert!(InnerView::decode(&arena, &ok).is_ok());
+    assert!(pb::test3::Inner::decode(&ok[..]).is_ok());
+    let deep = deep_inner(101);
+    assert!(pb::test3::Inner::decode(&deep[..]).is_err());
+    let err = InnerView::decode(&arena, &deep).unwrap_err();
+    assert!(
+        matches!(err, DecodeError::DepthLimit { limit: 100, .. }),
+        "{err}"
+    );
+    // At the tag of the 101st level, the last header in the input.
+    assert_eq!(err.offset(), deep.len() - 2);
+}
+
+#[test]
+fn the_depth_limit_is_an_option() {
+    let arena = Arena::new();
+    let decoder = Decoder {
+        options: DecodeOptions {
+            max_depth: 10,
+            ..quarry_proto::DEFAULT_OPTIONS
+        },
+        ..Decoder::new()
+    };
+    assert!(
+        decoder
+            .decode(InnerView::TABLE, &arena, &deep_inner(10))
+            .is_ok()
+    );
+    let err = decoder
+        .decode(InnerView::TABLE, &arena, &deep_inner(11))
+        .unwrap_err();
+    // Ten headers of 2 bytes each precede the 11th level's tag.
+    assert_eq!(
+        err,
+        DecodeError::DepthLimit {
+            offset: 20,
+            limit: 10
+        }
+    );
+    // A million levels fail without touching the stack.
+    let bomb = deep_inner(100_000);
+    assert!(matches!(
+        InnerView::decode(&arena, &bomb),
+        Err(DecodeError::DepthLimit { .. })
+    ));
+}
+
+#[test]
+fn nested_unknown_groups_are_depth_limited() {
+    // 200 nested starts of unknown group 1000, then as many ends.
+    let mut bytes = Vec::new();
+    for _ in 0..200 {
+        bytes.extend([0xDB, 0x3E]);
+    }
+    for _ in 0..200 {
+        bytes.extend([0xDC, 0x3E]);
+    }
+    assert!(matches!(
+        decode3(&bytes),
+        Err(DecodeError::DepthLimit { .. })
+    ));
+}
+
+#[test]
+fn wrong_wire_types_are_errors_at_the_tag() {
+    // f_double (1) as a varint; f_string (9) as a fixed32.
+    assert_eq!(
+        decode3(&[0x08, 0x01]),
+        Err(DecodeError::Malformed {
+            offset: 0,
+            what: "wrong wire type for field"
+        })
+    );
+    assert_eq!(
+        decode3(&[0x28, 0x01, 0x4D, 1, 2, 3, 4]),
+        Err(DecodeError::Malformed {
+            offset: 2,
+            what: "wrong wire type for field"
+        })
+    );
+    // Wire types 6 and 7, field number 0, a stray end-group.
+    assert!(matches!(
+        decode3(&[0x0E]),
+        Err(DecodeError::Malformed { offset: 0, .. })
+    ));
+    assert!(matches!(
+        decode3(&[0x0F]),
+        Err(DecodeError::Malformed { offset: 0, .. })
+    ));
+    assert!(matches!(
+        decode3(&[0x00, 0x00]),
+        Err(DecodeError::Malformed { offset: 0, .. })
+    ));
+    assert!(matches!(
+        decode3(&[0x28, 0x01, 0x0C]),
+        Err(DecodeError::Malformed { offset: 2, .. })
+    ));
+    // A packed run of doubles (31) whose length is not a multiple of 8.
+    assert!(matches!(
+        decode3(&[0xFA, 0x01, 0x07, 0, 0, 0, 0, 0, 0, 0]),
+        Err(DecodeError::Malformed { offset: 3, .. })
+    ));
+}
+
+#[test]
+fn invalid_utf8_in_a_string_is_an_error_at_the_string() {
+    assert_eq!(
+        decode3(&[0x4A, 0x02, 0xC3, 0x28]),
+        Err(DecodeError::InvalidUtf8 { offset: 2 })
+    );
+    assert!(pb::test3::All3::decode(&[0x4A, 0x02, 0xC3, 0x28][..]).is_err());
+    // In a repeated string (46) too; bytes (10) take anything.
+    assert_eq!(
+        decode3(&[0xF2, 0x02, 0x01, 0xFF]),
+        Err(DecodeError::InvalidUtf8 { offset: 3 })
+    );
+    assert!(decode3(&[0x52, 0x02, 0xC3, 0x28]).is_ok());
+}
+
+#[test]
+fn arena_and_item_limits_are_typed_errors() {
+    let bytes = samples::history_sync(10, 10).encode_to_vec();
+    let arena = Arena::new();
+    let small = Decoder {
+        options: DecodeOptions {
+            max_arena_bytes: 4096,
+            ..quarry_proto::DEFAULT_OPTIONS
+        },
+        ..Decoder::new()
+    };
+    let err = small
+        .decode(wa::HistorySyncView::TABLE, &arena, &bytes)
+        .unwrap_err();
+    assert!(
+        matches!(err, DecodeError::ArenaLimit { limit: 4096, .. }),
+        "{err}"
+    );
+    assert!(err.offset() < bytes.len());
+    let few = Decoder {
+        options: DecodeOptions {
+            max_items: 50,
+            ..quarry_proto::DEFAULT_OPTIONS
+        },
+        ..Decoder::new()
+    };
+    let err = few
+        .decode(wa::HistorySyncView::TABLE, &arena, &bytes)
+        .unwrap_err();
+    assert!(
+        matches!(err, DecodeError::ItemLimit { limit: 50, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn random_messages_cut_anywhere_never_panic() {
+    let pool = common::pool(quarry_proto_tests::TEST_DESCRIPTORS);
+    let desc = pool.get_message_by_name("quarry.test3.All3").unwrap();
+    for seed in 0..40u64 {
+        let bytes = common::Gen::new(seed).message(&desc).encode_to_vec();
+        for cut in 0..bytes.len() {
+            let ours = decode3(&bytes[..cut]);
+            let prost_ok = pb::test3::All3::decode(&bytes[..cut]).is_ok();
+            assert_eq!(ours.is_ok(), prost_ok, "seed {seed} cut {cut}: {ours:?}");
+        }
+    }
+}

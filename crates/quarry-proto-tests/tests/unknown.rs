@@ -1,0 +1,248 @@
+//! Unknown fields, closed enums, merging and groups, on hand-computed
+//! vectors (tags worked out from the protobuf encoding spec).
+
+use prost::Message as _;
+use quarry::Arena;
+use quarry_proto::UnknownField;
+use quarry_proto_tests::views::{All2ChoiceOneof, All2View, All3View, Color, Mood, NestedView};
+use quarry_proto_tests::{pb, views};
+
+/// `f_required = 1` (field 21, varint): every All2 vector starts with it.
+const REQUIRED: [u8; 3] = [0xA8, 0x01, 0x01];
+
+#[test]
+fn unknown_fields_of_every_wire_type_survive_a_round_trip() {
+    // f_int32 = 150 (field 5), then unknown fields 1000..=1004.
+    let mut bytes = vec![0x28, 0x96, 0x01];
+    let unknown: &[u8] = &[
+        0xC0, 0x3E, 0xAC, 0x02, // 1000 varint 300
+        0xC9, 0x3E, 1, 2, 3, 4, 5, 6, 7, 8, // 1001 fixed64
+        0xD2, 0x3E, 3, b'a', b'b', b'c', // 1002 bytes "abc"
+        0xDB, 0x3E, 0x08, 0x05, 0xDC, 0x3E, // 1003 group { 1: 5 }
+        0xE5, 0x3E, 9, 9, 9, 9, // 1004 fixed32
+    ];
+    bytes.extend_from_slice(unknown);
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.f_int32(), 150);
+    let got: Vec<UnknownField<'_>> = view.unknown_fields().collect();
+    assert_eq!(
+        got,
+        vec![
+            UnknownField::Raw {
+                tag: 8000,
+                value: &[0xAC, 0x02]
+            },
+            UnknownField::Raw {
+                tag: 8009,
+                value: &[1, 2, 3, 4, 5, 6, 7, 8]
+            },
+            UnknownField::Raw {
+                tag: 8018,
+                value: b"abc"
+            },
+            UnknownField::Raw {
+                tag: 8027,
+                value: &[0x08, 0x05]
+            },
+            UnknownField::Raw {
+                tag: 8037,
+                value: &[9, 9, 9, 9]
+            },
+        ]
+    );
+    assert_eq!(view.encode_to_vec(), bytes);
+    // prost drops them; the known part agrees.
+    assert_eq!(
+        pb::test3::All3::decode(&view.encode_to_vec()[..]).unwrap(),
+        pb::test3::All3::decode(&bytes[..]).unwrap()
+    );
+}
+
+#[test]
+fn unknown_value_of_a_closed_enum_is_an_unknown_field() {
+    // f_color (16) = 7, which Color does not list.
+    let bytes = [&REQUIRED[..], &[0x80, 0x01, 0x07]].concat();
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    assert!(!view.has_f_color());
+    assert_eq!(view.f_color(), Color::Red);
+    assert_eq!(
+        view.unknown_fields().collect::<Vec<_>>(),
+        vec![UnknownField::Raw {
+            tag: 128,
+            value: &[7]
+        }]
+    );
+    assert_eq!(view.encode_to_vec(), bytes);
+}
+
+#[test]
+fn unknown_values_of_a_packed_closed_enum_become_unknown_varints() {
+    // r_color_packed (37) = [1, 9, 2]: 9 is not a Color.
+    let bytes = [&REQUIRED[..], &[0xAA, 0x02, 0x03, 0x01, 0x09, 0x02]].concat();
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    assert_eq!(
+        view.r_color_packed().collect::<Vec<_>>(),
+        vec![Color::Red, Color::Green]
+    );
+    assert_eq!(view.unknown_fields().count(), 1);
+    // The listed values stay packed; 9 goes out as field 37, varint.
+    assert_eq!(
+        view.encode_to_vec(),
+        [
+            &REQUIRED[..],
+            &[0xAA, 0x02, 0x02, 0x01, 0x02],
+            &[0xA8, 0x02, 0x09]
+        ]
+        .concat()
+    );
+}
+
+#[test]
+fn unknown_value_of_an_open_enum_stays_in_the_field() {
+    let bytes = [0x80, 0x01, 0x07]; // f_mood (16) = 7
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.f_mood(), Err(7));
+    assert_eq!(view.unknown_fields().count(), 0);
+    assert_eq!(view.to_json(), r#"{"fMood":7}"#);
+    assert_eq!(view.encode_to_vec(), bytes);
+    let bytes = [0x80, 0x01, 0x02];
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.f_mood(), Ok(Mood::Sad));
+    assert_eq!(view.to_json(), r#"{"fMood":"MOOD_SAD"}"#);
+}
+
+#[test]
+fn repeated_occurrences_of_a_message_field_merge() {
+    // f_nested (17) {id: 1}, then f_nested {name: "x"}, then f_int32 twice.
+    let bytes = [
+        &REQUIRED[..],
+        &[0x8A, 0x01, 0x02, 0x08, 0x01],
+        &[0x28, 0x03, 0x28, 0x04],
+        &[0x8A, 0x01, 0x03, 0x12, 0x01, b'x'],
+    ]
+    .concat();
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    let nested: NestedView<'_> = view.f_nested().unwrap();
+    assert_eq!((nested.id(), nested.name()), (1, "x"));
+    assert_eq!(view.f_int32(), 4, "the last scalar wins");
+    assert_eq!(
+        view.to_prost(),
+        pb::test2::All2::decode(&bytes[..]).unwrap()
+    );
+    // Re-encoded canonically: field-number order, one merged message.
+    assert_eq!(
+        view.encode_to_vec(),
+        [
+            &[0x28, 0x04][..],
+            &[0x8A, 0x01, 0x05, 0x08, 0x01, 0x12, 0x01, b'x'],
+            &REQUIRED[..]
+        ]
+        .concat()
+    );
+}
+
+#[test]
+fn a_oneof_keeps_its_last_member_and_only_its_later_occurrences() {
+    // o_nested (72) {id: 1}; o_int (70) = 5; o_nested {name: "x"}.
+    let bytes = [
+        &REQUIRED[..],
+        &[0xC2, 0x04, 0x02, 0x08, 0x01],
+        &[0xB0, 0x04, 0x05],
+        &[0xC2, 0x04, 0x03, 0x12, 0x01, b'x'],
+    ]
+    .concat();
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    match view.choice() {
+        Some(All2ChoiceOneof::ONested(n)) => {
+            assert!(!n.has_id());
+            assert_eq!(n.name(), "x");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!view.has_o_int());
+    assert_eq!(
+        view.to_prost(),
+        pb::test2::All2::decode(&bytes[..]).unwrap()
+    );
+    // And a scalar member after a message member wins outright.
+    let bytes = [
+        &REQUIRED[..],
+        &[0xC2, 0x04, 0x02, 0x08, 0x01],
+        &[0xB0, 0x04, 0x05],
+    ]
+    .concat();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    assert!(matches!(view.choice(), Some(All2ChoiceOneof::OInt(5))));
+    assert!(view.o_nested().is_none());
+}
+
+#[test]
+fn groups_decode_and_re_encode() {
+    // FGroup (18) { a (19) = 5 }, RGroup (41) twice.
+    let bytes = [
+        &[0x93, 0x01, 0x98, 0x01, 0x05, 0x94, 0x01][..],
+        &REQUIRED[..],
+        &[0xCB, 0x02, 0xD0, 0x02, 0x01, 0xCC, 0x02],
+        &[0xCB, 0x02, 0xCC, 0x02],
+    ]
+    .concat();
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.fgroup().unwrap().a(), 5);
+    let xs: Vec<i32> = view.rgroup().map(|g| g.x()).collect();
+    assert_eq!(xs, vec![1, 0]);
+    assert_eq!(
+        view.to_prost(),
+        pb::test2::All2::decode(&bytes[..]).unwrap()
+    );
+    assert_eq!(view.encode_to_vec(), bytes);
+}
+
+#[test]
+fn proto2_defaults_apply_to_absent_fields() {
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &REQUIRED).unwrap();
+    assert_eq!(view.d_int32(), -42);
+    assert_eq!(view.d_string(), "hé\"llo");
+    assert_eq!(view.d_bytes(), b"\x01\x02x");
+    assert_eq!(view.d_double(), 1.5);
+    assert_eq!(view.d_float(), f32::NEG_INFINITY);
+    assert!(view.d_bool());
+    assert_eq!(view.d_color(), Color::Blue);
+    assert_eq!(view.d_uint64(), u64::MAX);
+    assert_eq!(view.f_color(), Color::Red, "first value of a closed enum");
+    assert!(!view.has_d_int32());
+    assert!(view.f_nested().is_none());
+    assert_eq!(view.far_field(), 0);
+    // Present values override them, even when equal to the zero value.
+    let bytes = [&REQUIRED[..], &[0xE0, 0x03, 0x00]].concat(); // d_int32 (60) = 0
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.d_int32(), 0);
+    assert!(view.has_d_int32());
+}
+
+#[test]
+fn maps_read_as_key_value_pairs() {
+    // m_str_int (50): {"a": 1}, {"b": 2}; prost-encoded.
+    let msg = pb::test2::All2 {
+        f_required: 1,
+        m_str_int: [("a".to_string(), 1), ("b".to_string(), 2)]
+            .into_iter()
+            .collect(),
+        far_field: Some(-3),
+        ..Default::default()
+    };
+    let bytes = msg.encode_to_vec();
+    let arena = Arena::new();
+    let view = views::All2View::decode(&arena, &bytes).unwrap();
+    let mut pairs: Vec<(&str, i32)> = view.m_str_int().collect();
+    pairs.sort();
+    assert_eq!(pairs, vec![("a", 1), ("b", 2)]);
+    assert_eq!(view.far_field(), -3);
+}
