@@ -10,6 +10,7 @@ mod input;
 mod json;
 mod nostr;
 mod output;
+mod proto;
 mod repeat;
 mod wa;
 
@@ -22,6 +23,7 @@ usage: quarry <format> <command> [options] FILE|-
 formats:
   wa      WhatsApp binary nodes (quarry wa --help)
   nostr   Nostr events and relay/client messages, JSONL (quarry nostr --help)
+  proto   protobuf messages of a .proto schema (quarry proto --help)
 
 exit status: 0 ok, 1 I/O error, 2 malformed input or usage error
 ";
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
     let result = match format.as_ref().and_then(|f| f.to_str()) {
         Some("wa") => wa::run(args),
         Some("nostr") => nostr::run(args),
+        Some("proto") => proto::run(args),
         Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
         Some("-V" | "--version") => {
             output::write(concat!("quarry ", env!("CARGO_PKG_VERSION"), "\n").as_bytes())

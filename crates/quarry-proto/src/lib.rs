@@ -35,6 +35,7 @@ mod encode;
 pub mod json;
 mod record;
 mod table;
+pub mod text;
 pub mod wire;
 
 pub use decode::{
