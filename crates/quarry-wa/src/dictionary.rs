@@ -1,10 +1,10 @@
 //! The token dictionary: a value, not a hard-wired table, since older and
 //! newer orderings of "version 3" exist in the wild.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::dictionary_v3;
+use crate::token_index::TokenIndex;
 
 /// Where a token lives on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,7 +29,7 @@ pub enum Token {
 pub struct Dictionary {
     single: &'static [&'static str; 236],
     double: &'static [[&'static str; 256]; 4],
-    index: OnceLock<HashMap<&'static str, Token>>,
+    index: OnceLock<TokenIndex>,
 }
 
 static V3: Dictionary = Dictionary::from_tables(&dictionary_v3::SINGLE, &dictionary_v3::DOUBLE);
@@ -91,28 +91,11 @@ impl Dictionary {
 
     /// The wire code of `text`, if it is a token. The reverse table is built
     /// once, on first use.
+    #[inline]
     pub fn lookup(&self, text: &str) -> Option<Token> {
-        if text.is_empty() || text.len() > 48 {
-            return None;
-        }
         self.index
-            .get_or_init(|| self.build_index())
-            .get(text)
-            .copied()
-    }
-
-    fn build_index(&self) -> HashMap<&'static str, Token> {
-        let mut index = HashMap::with_capacity(236 + 4 * 256);
-        for (dict, table) in self.double.iter().enumerate() {
-            for (i, &token) in table.iter().enumerate() {
-                index.insert(token, Token::Double(dict as u8, i as u8));
-            }
-        }
-        // Single-byte codes are shorter: they win when a table repeats a token.
-        for (i, &token) in self.single.iter().enumerate().skip(1) {
-            index.insert(token, Token::Single(i as u8));
-        }
-        index
+            .get_or_init(|| TokenIndex::build(self.single, self.double))
+            .lookup(text)
     }
 }
 

@@ -13,10 +13,6 @@ use crate::owned::{OwnedContent, OwnedNode};
 use crate::packed::{self, Packing};
 use crate::wire::*;
 
-mod tokens;
-
-use tokens::Tokens;
-
 /// Deepest node the encoder writes: the root is depth 0, a node at depth
 /// `MAX_DEPTH` is an error. WhatsApp's decoder (and quarry's, by default)
 /// rejects anything deeper, and the bound keeps the encoder's recursion
@@ -172,7 +168,7 @@ impl Encoder {
     fn plan<'s, T: Tree<'s>>(&self, node: T) -> Result<usize, EncodeError> {
         let mut count = Count(0);
         Walk {
-            tokens: Tokens::for_dictionary(self.dictionary),
+            dictionary: self.dictionary,
             out: &mut count,
         }
         .node(node, 0)?;
@@ -201,7 +197,7 @@ impl Encoder {
 
     fn write<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         Walk {
-            tokens: Tokens::for_dictionary(self.dictionary),
+            dictionary: self.dictionary,
             out,
         }
         .node(node, 0)
@@ -461,7 +457,7 @@ enum Class<'t> {
 
 /// One run of the traversal, writing into (or counting for) `out`.
 struct Walk<'d, 'o, S: Sink> {
-    tokens: Tokens<'d>,
+    dictionary: &'d Dictionary,
     out: &'o mut S,
 }
 
@@ -551,7 +547,7 @@ impl<S: Sink> Walk<'_, '_, S> {
         if text.len() > PACKED_MAX {
             return Class::Raw;
         }
-        if let Some(token) = self.tokens.lookup(text) {
+        if let Some(token) = self.dictionary.lookup(text) {
             return Class::Token(token);
         }
         if let Some(packing) = packed::packing_of(text) {

@@ -32,6 +32,7 @@ mod jid;
 mod node;
 mod owned;
 mod packed;
+mod token_index;
 pub mod wire;
 
 pub use attrs::{AttrError, AttrErrors, AttrParser};
