@@ -40,7 +40,11 @@ fn an_odd_nibble_packed_user_reads_as_its_digits() {
     assert_eq!(jid.user(), "5511999990000");
     assert_eq!(jid.user().len(), 13);
     assert!(!jid.user().is_empty());
-    assert_eq!(jid.user().as_str(), None, "a packed user has no borrowed text");
+    assert_eq!(
+        jid.user().as_str(),
+        None,
+        "a packed user has no borrowed text"
+    );
     assert_eq!(jid.user().to_text(), "5511999990000");
     assert_eq!(jid.user().to_string(), "5511999990000");
     assert_eq!(jid, "5511999990000:3@s.whatsapp.net");

@@ -129,6 +129,8 @@ impl Arena {
 
 impl std::fmt::Debug for Arena {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Arena").field("stats", &self.stats()).finish()
+        f.debug_struct("Arena")
+            .field("stats", &self.stats())
+            .finish()
     }
 }

@@ -77,5 +77,8 @@ fn values_written_through_the_budget_read_back() {
     assert_eq!(text, "héllo");
     assert_eq!(bytes, &[1, 2, 3]);
     assert_eq!(filled, &[0, 10, 20, 30]);
-    assert_eq!(alloc.used(), "héllo".len() + 3 + 4 * std::mem::size_of::<usize>());
+    assert_eq!(
+        alloc.used(),
+        "héllo".len() + 3 + 4 * std::mem::size_of::<usize>()
+    );
 }

@@ -18,14 +18,16 @@ fn stanzas() -> Vec<(&'static str, Vec<u8>)> {
         .jid_attr("to", Jid::new("120363012345678901", Server::Group))
         .attr("id", "3EB0A1B2C3D4E5F60718")
         .attr("type", "text")
-        .children([OwnedNode::new("participants").children((0..8u16).map(|device| {
-            OwnedNode::new("to")
-                .jid_attr("jid", Jid::new(me, Server::Pn).with_device(device))
-                .children([OwnedNode::new("enc")
-                    .attr("v", "2")
-                    .attr("type", "msg")
-                    .bytes(vec![0xAB; 128])])
-        }))]);
+        .children([
+            OwnedNode::new("participants").children((0..8u16).map(|device| {
+                OwnedNode::new("to")
+                    .jid_attr("jid", Jid::new(me, Server::Pn).with_device(device))
+                    .children([OwnedNode::new("enc")
+                        .attr("v", "2")
+                        .attr("type", "msg")
+                        .bytes(vec![0xAB; 128])])
+            })),
+        ]);
     let receipt = OwnedNode::new("receipt")
         .jid_attr("from", Jid::new(me, Server::Pn).with_device(3))
         .attr("id", "3EB0A1B2C3D4E5F60718")
@@ -38,16 +40,16 @@ fn stanzas() -> Vec<(&'static str, Vec<u8>)> {
     let usync = OwnedNode::new("iq")
         .attr("type", "result")
         .attr("id", "27")
-        .children([OwnedNode::new("usync").children([OwnedNode::new("list").children(
-            (0..5).map(|i| {
+        .children([
+            OwnedNode::new("usync").children([OwnedNode::new("list").children((0..5).map(|i| {
                 OwnedNode::new("user")
                     .jid_attr("jid", Jid::new(&format!("55119999900{i:02}"), Server::Pn))
-                    .children([OwnedNode::new("devices").children([OwnedNode::new(
-                        "device-list",
-                    )
-                    .children((0..3).map(|d| OwnedNode::new("device").attr("id", d.to_string())))])])
-            }),
-        )])]);
+                    .children([OwnedNode::new("devices")
+                        .children([OwnedNode::new("device-list").children(
+                            (0..3).map(|d| OwnedNode::new("device").attr("id", d.to_string())),
+                        )])])
+            }))]),
+        ]);
     [
         ("group message fanout", group_message),
         ("read receipt", receipt),
@@ -96,8 +98,8 @@ fn main() {
     for (name, text) in relay_messages() {
         let (fresh_allocs, ()) = CountingAlloc::count(|| {
             let arena = Arena::new();
-            let msg = quarry_nostr::decode_relay_message(&arena, text.as_bytes())
-                .expect("valid message");
+            let msg =
+                quarry_nostr::decode_relay_message(&arena, text.as_bytes()).expect("valid message");
             std::hint::black_box(msg);
         });
         reused.reset();
