@@ -20,6 +20,18 @@
 //! arena.reset();
 //! # Ok::<(), quarry::DecodeError>(())
 //! ```
+//!
+//! A view borrows the arena, so resetting the arena while a view is alive
+//! does not compile:
+//!
+//! ```compile_fail
+//! let mut arena = quarry::Arena::new();
+//! let stanza = quarry_wa::decode(&arena, &[0xF8, 1, 19]).unwrap();
+//! arena.reset(); // error[E0502]: `arena` is still borrowed by `stanza`
+//! println!("{}", stanza.tag());
+//! ```
+//!
+//! (The same program with `drop(stanza)` before the reset compiles.)
 
 mod attrs;
 mod decode;
