@@ -26,6 +26,8 @@ mod byte_reader;
 mod error;
 mod handle;
 mod options;
+mod owned;
+mod pool;
 pub mod utf8;
 
 pub use arena::{Arena, ArenaStats};
@@ -34,6 +36,12 @@ pub use byte_reader::ByteReader;
 pub use error::DecodeError;
 pub use handle::Id;
 pub use options::DecodeOptions;
+pub use owned::{MessageArena, Owned, ViewFamily};
+pub use pool::{ArenaPool, ArenaPoolBuilder, PoolStats, PooledArena};
+
+/// The shared byte buffer owned messages keep their input in, re-exported
+/// so format crates and callers use the same version.
+pub use bytes;
 
 /// The bump allocator the arena is built on, re-exported so format crates
 /// use the same version.

@@ -61,6 +61,10 @@ struct Config {
 }
 
 struct State {
+    // Boxed on purpose: an arena keeps its address from creation to free,
+    // which owned messages (`Owned`) rely on, and moving a box in and out
+    // of the pool moves one pointer.
+    #[allow(clippy::vec_box)]
     free: Vec<Box<Arena>>,
     checked_out: usize,
     high_water: usize,

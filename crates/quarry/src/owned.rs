@@ -1,0 +1,286 @@
+//! Decoded messages that own their input and arena, so they can be queued,
+//! sent to another thread or task, and read later.
+//!
+//! A view borrows its arena and input, which ties it to the request that
+//! decoded it. [`Owned`] keeps the three together (input as
+//! [`bytes::Bytes`], the arena boxed or checked out of a pool, the root view
+//! with its lifetime erased) and gives views out on demand, borrowing
+//! `&self`. Format crates wrap it (`quarry_wa::OwnedStanza`,
+//! `quarry_nostr::OwnedMessage`).
+//!
+//! The `unsafe` code of this module: the lifetime erasure in
+//! [`Owned::try_new`] and reading the stored root back in [`Owned::get`].
+
+use std::fmt;
+use std::mem::MaybeUninit;
+
+use bytes::Bytes;
+
+use crate::{Arena, PooledArena};
+
+/// A family of view types, one per arena lifetime: the root type an
+/// [`Owned`] holds. Implemented by a zero-sized marker per view type.
+///
+/// [`shorten`](Self::shorten) must be the identity; writing it as `v` only
+/// compiles when the view is covariant in its lifetime, which is what lets
+/// [`Owned::get`] hand a view out for the borrow of `&self`.
+///
+/// ```
+/// use quarry::ViewFamily;
+///
+/// /// Views of a decoded text.
+/// struct Text;
+/// impl ViewFamily for Text {
+///     type View<'a> = &'a str;
+///     fn shorten<'long: 'short, 'short>(view: &'long str) -> &'short str {
+///         view
+///     }
+/// }
+/// ```
+pub trait ViewFamily: 'static {
+    /// The view for arena and input lifetime `'a`. `Copy`, so it has no
+    /// drop code that could run after the arena is gone.
+    type View<'a>: Copy;
+
+    /// The same view for a shorter lifetime (the identity).
+    fn shorten<'long: 'short, 'short>(view: Self::View<'long>) -> Self::View<'short>;
+}
+
+/// Where an [`Owned`] message's arena comes from: a box of its own or a
+/// pool (then dropping the message returns the arena).
+///
+/// ```
+/// use quarry::{Arena, ArenaPool, MessageArena};
+///
+/// let own: MessageArena = Arena::new().into();
+/// let pool = ArenaPool::new();
+/// let pooled: MessageArena = pool.get().into();
+/// assert_eq!(own.stats().allocated_bytes, 0);
+/// assert_eq!(pooled.stats().allocated_bytes, 0);
+/// ```
+#[derive(Debug)]
+pub enum MessageArena {
+    /// An arena of the message's own, freed with it.
+    Boxed(Box<Arena>),
+    /// An arena checked out of an [`ArenaPool`](crate::ArenaPool), returned
+    /// to it with the message.
+    Pooled(PooledArena),
+}
+
+impl MessageArena {
+    /// A new, empty arena of the message's own (one allocation, the box).
+    ///
+    /// ```
+    /// assert_eq!(quarry::MessageArena::new().stats().allocated_bytes, 0);
+    /// ```
+    pub fn new() -> Self {
+        Self::Boxed(Box::default())
+    }
+}
+
+impl Default for MessageArena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::ops::Deref for MessageArena {
+    type Target = Arena;
+
+    fn deref(&self) -> &Arena {
+        match self {
+            Self::Boxed(arena) => arena,
+            Self::Pooled(arena) => arena,
+        }
+    }
+}
+
+impl From<Arena> for MessageArena {
+    fn from(arena: Arena) -> Self {
+        Self::Boxed(Box::new(arena))
+    }
+}
+
+impl From<Box<Arena>> for MessageArena {
+    fn from(arena: Box<Arena>) -> Self {
+        Self::Boxed(arena)
+    }
+}
+
+impl From<PooledArena> for MessageArena {
+    fn from(arena: PooledArena) -> Self {
+        Self::Pooled(arena)
+    }
+}
+
+/// A decoded message with its input and arena: `'static`, and `Send` when
+/// the view type is (all of quarry's are), so it can outlive the request
+/// that decoded it.
+///
+/// ```
+/// use bytes::Bytes;
+/// use quarry::{MessageArena, Owned, ViewFamily};
+///
+/// struct Words;
+/// impl ViewFamily for Words {
+///     type View<'a> = &'a [&'a str];
+///     fn shorten<'long: 'short, 'short>(v: &'long [&'long str]) -> &'short [&'short str] {
+///         v
+///     }
+/// }
+///
+/// let input = Bytes::from_static(b"owned views travel");
+/// let msg = Owned::<Words>::try_new(input, MessageArena::new(), |arena, input| {
+///     let text = std::str::from_utf8(input).map_err(|_| "not UTF-8")?;
+///     let words: Vec<&str> = text.split(' ').collect();
+///     Ok::<_, &str>(&*arena.bump().alloc_slice_copy(&words))
+/// })
+/// .unwrap();
+/// let msg = std::thread::spawn(move || msg).join().unwrap();
+/// assert_eq!(msg.get(), &["owned", "views", "travel"]);
+/// ```
+pub struct Owned<F: ViewFamily> {
+    // Always initialized. `MaybeUninit` hides the view's references from
+    // the compiler's aliasing assumptions: moving or dropping `Owned` by
+    // value would otherwise assert that the arena memory they point to
+    // stays valid for the whole call, while that call frees it (Miri's
+    // Stacked Borrows reports exactly this). `yoke` does the same.
+    root: MaybeUninit<F::View<'static>>,
+    arena: MessageArena,
+    input: Bytes,
+}
+
+impl<F: ViewFamily> Owned<F> {
+    /// Decode `input` into `arena` with `decode` and keep all three.
+    ///
+    /// `decode` must work for any lifetime of its arguments (a format's
+    /// decode function does), so it cannot stash a borrow anywhere but in
+    /// the view it returns. On an error the arena is dropped (returned to
+    /// its pool, if pooled) and the error passed through.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use quarry::{MessageArena, Owned, ViewFamily};
+    ///
+    /// struct Text;
+    /// impl ViewFamily for Text {
+    ///     type View<'a> = &'a str;
+    ///     fn shorten<'long: 'short, 'short>(v: &'long str) -> &'short str { v }
+    /// }
+    ///
+    /// let bad = Owned::<Text>::try_new(Bytes::from_static(b"\xff"), MessageArena::new(), |_, b| {
+    ///     std::str::from_utf8(b)
+    /// });
+    /// assert!(bad.is_err());
+    /// ```
+    pub fn try_new<E>(
+        input: Bytes,
+        arena: impl Into<MessageArena>,
+        decode: impl for<'a> FnOnce(&'a Arena, &'a [u8]) -> Result<F::View<'a>, E>,
+    ) -> Result<Self, E> {
+        let arena = arena.into();
+        // SAFETY: the two references are given a lifetime that outlives
+        // `arena` and `input` as locals; this is sound because what they
+        // point to stays put, unchanged, for as long as the returned
+        // `Owned` lives, and no view built from them is reachable after:
+        // - The `Arena` sits in a `Box` (either `MessageArena` variant), so
+        //   its address survives moves of `arena` into `Self` and of `Self`
+        //   anywhere; its chunks are separate heap blocks that a move does
+        //   not touch either. `Owned` never hands out `&mut Arena` (so no
+        //   reset) and drops the arena only when it is dropped itself.
+        // - `Bytes` never moves or mutates its contents while any handle
+        //   to them is alive, and `Owned` keeps `input` for its whole life.
+        // - `decode` is generic over `'a`, so the only place a borrow can
+        //   leave it is the returned view (the error type does not depend
+        //   on `'a`). That view is stored in `root` and leaves `Owned` only
+        //   through `get`, shortened to the borrow of `&self`.
+        // - `F::View` is `Copy`, so dropping `root` runs no code.
+        let (arena_ref, input_ref): (&'static Arena, &'static [u8]) = unsafe {
+            (
+                &*(&*arena as *const Arena),
+                std::slice::from_raw_parts(input.as_ptr(), input.len()),
+            )
+        };
+        let root = MaybeUninit::new(decode(arena_ref, input_ref)?);
+        Ok(Self { root, arena, input })
+    }
+
+    /// The root view, borrowing `self`.
+    pub fn get(&self) -> F::View<'_> {
+        // SAFETY: `root` is initialized by `try_new`, the only constructor,
+        // and never written again; the view is `Copy`, so reading it leaves
+        // it in place. (The lifetime argument is in `try_new`.)
+        let root = unsafe { self.root.assume_init() };
+        F::shorten(root)
+    }
+
+    /// The input bytes the message was decoded from (cloning the returned
+    /// `Bytes` shares them, no copy): forward a message without
+    /// re-encoding it.
+    pub fn backing_bytes(&self) -> &Bytes {
+        &self.input
+    }
+
+    /// `part` (a byte slice of one of this message's views) as `Bytes`: a
+    /// zero-copy sub-slice of the input when `part` lies inside it, a copy
+    /// otherwise (text or bytes the decoder wrote into the arena, such as an
+    /// inflated frame or an unescaped string).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use quarry::{MessageArena, Owned, ViewFamily};
+    ///
+    /// struct Raw;
+    /// impl ViewFamily for Raw {
+    ///     type View<'a> = (&'a [u8], &'a [u8]);
+    ///     fn shorten<'long: 'short, 'short>(v: (&'long [u8], &'long [u8])) -> (&'short [u8], &'short [u8]) { v }
+    /// }
+    ///
+    /// let msg = Owned::<Raw>::try_new(Bytes::from_static(b"head:body"), MessageArena::new(), |arena, b| {
+    ///     let upper = arena.bump().alloc_slice_copy(&b[..4]);
+    ///     upper.make_ascii_uppercase();
+    ///     Ok::<_, ()>((&b[5..], &*upper))
+    /// })
+    /// .unwrap();
+    /// let (body, head) = msg.get();
+    /// let shared = msg.slice_bytes(body); // points into the input
+    /// assert_eq!(shared.as_ptr(), msg.backing_bytes()[5..].as_ptr());
+    /// let copied = msg.slice_bytes(head); // lives in the arena: copied
+    /// assert_eq!(copied, &b"HEAD"[..]);
+    /// ```
+    pub fn slice_bytes(&self, part: &[u8]) -> Bytes {
+        let start = self.input.as_ptr() as usize;
+        let end = start + self.input.len();
+        let at = part.as_ptr() as usize;
+        if !part.is_empty() && at >= start && at + part.len() <= end {
+            self.input.slice(at - start..at - start + part.len())
+        } else {
+            Bytes::copy_from_slice(part)
+        }
+    }
+
+    /// The arena the message lives in (for its statistics; allocating more
+    /// in it is harmless but only freed with the message).
+    pub fn arena(&self) -> &Arena {
+        &self.arena
+    }
+
+    /// Drop the views and give back the input (the arena is freed or
+    /// returned to its pool).
+    pub fn into_bytes(self) -> Bytes {
+        self.input
+    }
+}
+
+impl<F: ViewFamily> fmt::Debug for Owned<F>
+where
+    for<'a> F::View<'a>: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Owned")
+            .field("root", &self.get())
+            .field("input_len", &self.input.len())
+            .field("arena", &self.arena.stats())
+            .finish()
+    }
+}

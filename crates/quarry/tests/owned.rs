@@ -1,0 +1,206 @@
+//! `Owned`: a decoded message that keeps its input and arena travels to
+//! another thread, reads the same there, and is freed without a leak.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use quarry::bytes::Bytes;
+use quarry::{Arena, ArenaPool, MessageArena, Owned, ViewFamily};
+
+/// Live heap bytes allocated or freed by tracked threads: the message is
+/// freed on another thread, so the count is global, but the test harness's
+/// own threads are not tracked. Tests are serialized by `SERIAL`.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static SERIAL: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    static TRACKED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn track(delta: isize) {
+    if TRACKED.try_with(Cell::get).unwrap_or(false) {
+        LIVE.fetch_add(delta, Ordering::SeqCst);
+    }
+}
+
+fn tracked<R>(f: impl FnOnce() -> R) -> R {
+    TRACKED.with(|t| t.set(true));
+    let r = f();
+    TRACKED.with(|t| t.set(false));
+    r
+}
+
+// SAFETY: forwards to `System`, only counting on the side.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        track(layout.size() as isize);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        track(-(layout.size() as isize));
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// A toy format: `key=value;key=value`, decoded into a table of pairs in
+/// the arena (keys borrowed from the input, values upper-cased copies in
+/// the arena, so a view points into both).
+#[derive(Clone, Copy, Debug)]
+struct Pairs<'a> {
+    pairs: &'a [(&'a [u8], &'a [u8])],
+}
+
+struct PairsFamily;
+impl ViewFamily for PairsFamily {
+    type View<'a> = Pairs<'a>;
+    fn shorten<'long: 'short, 'short>(view: Pairs<'long>) -> Pairs<'short> {
+        view
+    }
+}
+
+fn decode_pairs<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Pairs<'a>, usize> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for field in input.split(|&b| b == b';') {
+        let eq = field.iter().position(|&b| b == b'=').ok_or(at)?;
+        let value = arena.bump().alloc_slice_copy(&field[eq + 1..]);
+        value.make_ascii_uppercase();
+        out.push((&field[..eq], &*value));
+        at += field.len() + 1;
+    }
+    Ok(Pairs {
+        pairs: arena.bump().alloc_slice_copy(&out),
+    })
+}
+
+fn input() -> Bytes {
+    let n = if cfg!(miri) { 4 } else { 200 };
+    let text: Vec<String> = (0..n).map(|i| format!("key{i}=value{i}")).collect();
+    Bytes::from(text.join(";"))
+}
+
+type Snapshot = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn snapshot(p: Pairs<'_>) -> Snapshot {
+    p.pairs
+        .iter()
+        .map(|(k, v)| (k.to_vec(), v.to_vec()))
+        .collect()
+}
+
+#[test]
+fn moved_to_another_thread_reads_the_same_and_leaks_nothing() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    tracked(|| {
+        // A worker thread started before the baseline (spawning one leaves
+        // per-thread allocations behind until the process ends), fed
+        // through channels.
+        let (to_worker, inbox) = std::sync::mpsc::channel::<(Owned<PairsFamily>, usize)>();
+        let (to_main, results) = std::sync::mpsc::channel::<Snapshot>();
+        let worker = std::thread::spawn(move || {
+            tracked(|| {
+                for (msg, key0) in inbox {
+                    // The view points at the same input bytes after the move.
+                    assert_eq!(msg.get().pairs[0].0.as_ptr() as usize, key0);
+                    let seen = snapshot(msg.get());
+                    drop(msg);
+                    to_main.send(seen).unwrap();
+                }
+            })
+        });
+        let round = || {
+            let bytes = input();
+            let expected = expected_pairs(&bytes);
+            let msg =
+                Owned::<PairsFamily>::try_new(bytes, MessageArena::new(), decode_pairs).unwrap();
+            let before = snapshot(msg.get());
+            assert_eq!(before, expected);
+            let key0 = msg.get().pairs[0].0.as_ptr() as usize;
+            to_worker.send((msg, key0)).unwrap();
+            let after = results.recv().unwrap();
+            assert_eq!(after, before);
+        };
+        // The first round pays the channels' one-time allocations.
+        round();
+        let baseline = LIVE.load(Ordering::SeqCst);
+        round();
+        assert_eq!(LIVE.load(Ordering::SeqCst), baseline, "bytes leaked");
+        drop(to_worker);
+        worker.join().unwrap();
+    });
+}
+
+/// The pairs of `input`, computed without the decoder.
+fn expected_pairs(bytes: &[u8]) -> Snapshot {
+    bytes
+        .split(|&b| b == b';')
+        .map(|f| {
+            let eq = f.iter().position(|&b| b == b'=').unwrap();
+            (f[..eq].to_vec(), f[eq + 1..].to_ascii_uppercase())
+        })
+        .collect()
+}
+
+#[test]
+fn a_pooled_message_returns_its_arena_from_another_thread() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let pool = ArenaPool::new();
+    let msg = Owned::<PairsFamily>::try_new(input(), pool.get(), decode_pairs).unwrap();
+    assert_eq!(pool.stats().checked_out, 1);
+    let first = snapshot(msg.get());
+    let moved = std::thread::spawn(move || (snapshot(msg.get()), msg))
+        .join()
+        .unwrap();
+    assert_eq!(moved.0, first);
+    drop(moved);
+    let stats = pool.stats();
+    assert_eq!((stats.checked_out, stats.pooled), (0, 1));
+}
+
+#[test]
+fn a_failed_decode_gives_the_arena_back() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let pool = ArenaPool::new();
+    let err =
+        Owned::<PairsFamily>::try_new(Bytes::from_static(b"a=1;broken"), pool.get(), decode_pairs)
+            .unwrap_err();
+    assert_eq!(err, 4);
+    assert_eq!(pool.stats().checked_out, 0);
+    assert_eq!(pool.stats().pooled, 1);
+}
+
+#[test]
+fn slice_bytes_shares_the_input_and_copies_arena_bytes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let bytes = input();
+    let msg =
+        Owned::<PairsFamily>::try_new(bytes.clone(), MessageArena::new(), decode_pairs).unwrap();
+    let (key, value) = msg.get().pairs[1];
+    let key_bytes = msg.slice_bytes(key);
+    assert_eq!(&key_bytes[..], b"key1");
+    // Zero-copy: the same memory as the input.
+    assert_eq!(key_bytes.as_ptr(), bytes[b"key0=value0;".len()..].as_ptr());
+    let value_bytes = msg.slice_bytes(value);
+    assert_eq!(&value_bytes[..], b"VALUE1");
+    assert!(!std::ptr::eq(value_bytes.as_ptr(), value.as_ptr()));
+    // The whole input, and a slice that ends exactly at its end.
+    assert_eq!(msg.slice_bytes(&bytes[..]).as_ptr(), bytes.as_ptr());
+    let tail = &msg.backing_bytes()[bytes.len() - 3..];
+    assert_eq!(msg.slice_bytes(tail).as_ptr(), tail.as_ptr());
+    assert!(msg.slice_bytes(&[]).is_empty());
+    assert_eq!(msg.backing_bytes(), &bytes);
+    assert_eq!(msg.into_bytes(), bytes);
+}
+
+#[test]
+fn owned_is_static_and_send() {
+    fn static_send<T: Send + 'static>() {}
+    static_send::<Owned<PairsFamily>>();
+}
