@@ -1,0 +1,258 @@
+//! The Nostr benchmark report: runs the `nostr_criterion` and `nostr_iai`
+//! benches, counts allocations and the memory held by a 10,000-event
+//! timeline with a counting allocator, and writes `docs/BENCHMARKS-nostr.md`.
+//!
+//! ```text
+//! cargo run -p quarry-benches --profile bench --bin nostr_report [-- --no-run]
+//! ```
+//!
+//! `--no-run` reuses the last criterion and iai-callgrind outputs.
+
+#[path = "../../benches/nostr_common/mod.rs"]
+mod nostr_common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::SystemTime;
+
+use nostr_common as n;
+use quarry::Arena;
+use quarry_benches::outputs;
+use quarry_nostr::Event;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+struct Counting;
+
+// SAFETY: every method forwards to `System` unchanged; the counters are
+// atomics and never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        LIVE.fetch_add(layout.size(), Relaxed);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        LIVE.fetch_add(new_size, Relaxed);
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+const FUNCTIONS: [&str; 6] = [
+    "peer",
+    "peer_verify_id",
+    "quarry_noverify_fresh",
+    "quarry_noverify_reused",
+    "quarry_verify_fresh",
+    "quarry_verify_reused",
+];
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("nostr_report: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn allocations_of<R>(op: impl FnOnce() -> R) -> usize {
+    let before = ALLOCATIONS.load(Relaxed);
+    let r = std::hint::black_box(op());
+    let after = ALLOCATIONS.load(Relaxed);
+    drop(r);
+    after - before
+}
+
+/// Live heap bytes held by 10,000 thread events: (JSON bytes, rust-nostr
+/// `Vec<Event>`, quarry compacted timeline).
+fn memory_held() -> (usize, usize, usize) {
+    const N: usize = 10_000;
+    let line = n::event("thread12").as_json();
+    let lines: Vec<String> = (0..N).map(|_| line.clone()).collect();
+    let json: usize = lines.iter().map(String::len).sum();
+
+    let before = LIVE.load(Relaxed);
+    let peer: Vec<nostr::event::Event> = lines
+        .iter()
+        .map(|l| nostr::event::Event::from_json(l).unwrap())
+        .collect();
+    let peer_held = LIVE.load(Relaxed) - before;
+    drop(peer);
+
+    let mut scratch = Arena::new();
+    let per_event = n::VERIFY
+        .decode_event(&scratch, line.as_bytes())
+        .unwrap()
+        .compacted_size()
+        .next_multiple_of(8);
+    scratch.reset();
+    let before = LIVE.load(Relaxed);
+    let timeline = Arena::with_capacity(per_event * N);
+    let mut kept: Vec<Event<'_>> = Vec::with_capacity(N);
+    for l in &lines {
+        let event = n::VERIFY.decode_event(&scratch, l.as_bytes()).unwrap();
+        kept.push(event.compact_into(&timeline));
+        scratch.reset();
+    }
+    let quarry_held = LIVE.load(Relaxed) - before;
+    drop(kept);
+    (json, peer_held, quarry_held)
+}
+
+fn run() -> Result<(), String> {
+    let no_run = std::env::args().any(|a| a == "--no-run");
+    let (root, target_dir) = outputs::workspace_dirs()?;
+    let since = SystemTime::now();
+    if !no_run {
+        let status = outputs::cargo()
+            .args([
+                "bench",
+                "-p",
+                "quarry-benches",
+                "--bench",
+                "nostr_criterion",
+            ])
+            .args(["--", "--warm-up-time", "1", "--measurement-time", "3"])
+            .status()
+            .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+        if !status.success() {
+            return Err("nostr_criterion failed".into());
+        }
+        outputs::clear_iai_outputs(&target_dir, "quarry-benches", "nostr_iai")?;
+        let status = outputs::cargo()
+            .args(["bench", "-p", "quarry-benches", "--bench", "nostr_iai"])
+            .status()
+            .map_err(|e| format!("cannot run cargo bench: {e}"))?;
+        if !status.success() {
+            return Err("nostr_iai failed".into());
+        }
+    }
+    let since_iai = if no_run {
+        SystemTime::UNIX_EPOCH
+    } else {
+        since
+    };
+    let ir = outputs::read_iai_summaries(&target_dir, "quarry-benches", "nostr_iai", since_iai)?;
+    let mut ns = BTreeMap::new();
+    for shape in n::SHAPES {
+        for f in FUNCTIONS {
+            let group = format!("nostr_{shape}");
+            if let Ok(median) = outputs::criterion_median_ns(&target_dir, &group, f) {
+                ns.insert((shape, f), median);
+            }
+        }
+    }
+
+    let mut md = String::new();
+    let (commit, dirty) = outputs::git_commit(&root);
+    let _ = writeln!(
+        md,
+        "# Nostr benchmarks\n\nGenerated by `cargo run -p quarry-benches --profile bench --bin nostr_report` (do not edit by hand: rerun it).\n\n\
+         Commit {commit}{}. Machine: {}, {} CPUs. Inputs: `[\"EVENT\",\"sub1\",<event>]` relay messages in the six shapes of the spec's table, signed with a real key and serialized by rust-nostr (`nostr` 0.45). \
+         Each measurement decodes one message and drops the result: **peer** `nostr::RelayMessage::from_json`; **peer_verify_id** the same plus `Event::verify_id()`; **quarry** `Decoder::decode_relay_message` with the id check off (`noverify`, `IdCheck::Skip`) or on (`verify`, the default), into a fresh arena (`fresh`: `Arena::new()`, dropped after) or a reset one (`reused`).\n",
+        if dirty {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        },
+        outputs::first_line(
+            "sh",
+            &["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]
+        )
+        .trim(),
+        std::thread::available_parallelism().map_or(0, |p| p.get()),
+    );
+    let _ = writeln!(
+        md,
+        "## Time (criterion median) and instructions (callgrind)\n\n\
+         Callgrind runs SHA-256 without the CPU's SHA instructions, so instruction counts with the id check on are not comparable to time; compare instructions with the check off.\n\n\
+         | shape | bytes | peer ns | peer+verify_id ns | quarry noverify reused ns | quarry verify reused ns | time noverify / peer | time verify / (peer+verify_id) | verify / peer | peer Ir | quarry noverify reused Ir | Ir ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for shape in n::SHAPES {
+        let bytes = n::message(shape).len();
+        let t = |f: &str| ns.get(&(shape, f)).copied();
+        let i = |f: &str| ir.get(&format!("{f}/{shape}")).copied();
+        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:.2}", a / b),
+            _ => "–".into(),
+        };
+        let (p, pv, q, qv) = (
+            t("peer"),
+            t("peer_verify_id"),
+            t("quarry_noverify_reused"),
+            t("quarry_verify_reused"),
+        );
+        let (pi, qi) = (i("peer"), i("quarry_noverify_reused"));
+        let _ = writeln!(
+            md,
+            "| {shape} | {bytes} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            fmt(p),
+            fmt(pv),
+            fmt(q),
+            fmt(qv),
+            ratio(q, p),
+            ratio(qv, pv),
+            ratio(qv, p),
+            pi.map_or("–".into(), |v| v.to_string()),
+            qi.map_or("–".into(), |v| v.to_string()),
+            ratio(qi.map(|v| v as f64), pi.map(|v| v as f64)),
+        );
+    }
+    let _ = writeln!(md, "\nAll instruction counts (one call):\n");
+    for (name, v) in &ir {
+        let _ = writeln!(md, "* `{name}`: {v}");
+    }
+    let _ = writeln!(md, "\nAll medians (ns):\n");
+    for ((shape, f), v) in &ns {
+        let _ = writeln!(md, "* `{shape}/{f}`: {v:.0}");
+    }
+
+    let _ = writeln!(
+        md,
+        "\n## Allocations per decode (counting allocator)\n\n| shape | peer from_json | quarry fresh, id checked | quarry reused, id checked |\n|---|---|---|---|"
+    );
+    for shape in n::SHAPES {
+        let bytes = n::message(shape);
+        n::peer_parse(&bytes);
+        let peer = allocations_of(|| n::peer_parse(&bytes));
+        let fresh = allocations_of(|| n::quarry_fresh(&n::VERIFY, &bytes));
+        let mut arena = n::warmed_arena(&bytes);
+        let reused = allocations_of(|| n::quarry_reused(&n::VERIFY, &mut arena, &bytes));
+        let _ = writeln!(md, "| {shape} | {peer} | {fresh} | {reused} |");
+    }
+
+    let (json, peer_held, quarry_held) = memory_held();
+    let per = |b: usize| b as f64 / 10_000.0;
+    let _ = writeln!(
+        md,
+        "\n## Memory held: 10,000 decoded 12-tag events kept alive\n\n\
+         Live heap bytes (counting allocator) while the events are held; the JSON is {json} bytes ({:.0} per event).\n\n\
+         | | bytes held | per event | / JSON |\n|---|---|---|---|\n\
+         | rust-nostr `Vec<Event>` | {peer_held} | {:.0} | {:.2} |\n\
+         | quarry, compacted into one arena (`Event::compact_into`, arena sized from `compacted_size`) + `Vec<Event>` handles | {quarry_held} | {:.0} | {:.2} |",
+        per(json),
+        per(peer_held),
+        peer_held as f64 / json as f64,
+        per(quarry_held),
+        quarry_held as f64 / json as f64,
+    );
+    let out = root.join("docs").join("BENCHMARKS-nostr.md");
+    std::fs::write(&out, md).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
