@@ -35,6 +35,7 @@ mod filter;
 mod hex;
 mod message;
 mod options;
+mod owned_message;
 mod reader;
 
 #[cfg(feature = "nostr")]
@@ -51,6 +52,7 @@ pub use message::{
     decode_relay_message,
 };
 pub use options::{ControlChars, Decoder, IdCheck};
+pub use owned_message::OwnedMessage;
 pub use quarry::{Arena, DecodeError, DecodeOptions};
 
 /// A signed kind-1 event (two tags) used by the documentation examples;

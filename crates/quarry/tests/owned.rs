@@ -95,57 +95,40 @@ fn snapshot(p: Pairs<'_>) -> Snapshot {
         .collect()
 }
 
+// Counting covers exactly the message's life: its decode on this thread
+// (input included) and its drop on the worker; what one allocated the other
+// must have freed. (Counting whole threads or channels would pick up the
+// runtime's lazily created per-thread state.)
 #[test]
 fn moved_to_another_thread_reads_the_same_and_leaks_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    tracked(|| {
-        // A worker thread started before the baseline (spawning one leaves
-        // per-thread allocations behind until the process ends), fed
-        // through channels.
-        let (to_worker, inbox) = std::sync::mpsc::channel::<(Owned<PairsFamily>, usize)>();
-        let (to_main, results) = std::sync::mpsc::channel::<Snapshot>();
-        let worker = std::thread::spawn(move || {
-            tracked(|| {
-                for (msg, key0) in inbox {
-                    // The view points at the same input bytes after the move.
-                    assert_eq!(msg.get().pairs[0].0.as_ptr() as usize, key0);
-                    let seen = snapshot(msg.get());
-                    drop(msg);
-                    to_main.send(seen).unwrap();
-                }
-            })
-        });
-        let round = || {
-            let bytes = input();
-            let expected = expected_pairs(&bytes);
-            let msg =
-                Owned::<PairsFamily>::try_new(bytes, MessageArena::new(), decode_pairs).unwrap();
-            let before = snapshot(msg.get());
-            assert_eq!(before, expected);
-            let key0 = msg.get().pairs[0].0.as_ptr() as usize;
-            to_worker.send((msg, key0)).unwrap();
-            let after = results.recv().unwrap();
-            assert_eq!(after, before);
-        };
-        // The first round pays the channels' one-time allocations.
-        round();
-        let baseline = LIVE.load(Ordering::SeqCst);
-        round();
-        assert_eq!(LIVE.load(Ordering::SeqCst), baseline, "bytes leaked");
-        drop(to_worker);
-        worker.join().unwrap();
+    let (to_worker, inbox) = std::sync::mpsc::channel::<(Owned<PairsFamily>, usize)>();
+    let (to_main, results) = std::sync::mpsc::channel::<Snapshot>();
+    let worker = std::thread::spawn(move || {
+        for (msg, key0) in inbox {
+            // The view points at the same input bytes after the move.
+            assert_eq!(msg.get().pairs[0].0.as_ptr() as usize, key0);
+            let seen = snapshot(msg.get());
+            tracked(|| drop(msg));
+            to_main.send(seen).unwrap();
+        }
     });
-}
-
-/// The pairs of `input`, computed without the decoder.
-fn expected_pairs(bytes: &[u8]) -> Snapshot {
-    bytes
-        .split(|&b| b == b';')
-        .map(|f| {
-            let eq = f.iter().position(|&b| b == b'=').unwrap();
-            (f[..eq].to_vec(), f[eq + 1..].to_ascii_uppercase())
-        })
-        .collect()
+    for _ in 0..2 {
+        let baseline = LIVE.load(Ordering::SeqCst);
+        let msg = tracked(|| {
+            Owned::<PairsFamily>::try_new(input(), MessageArena::new(), decode_pairs).unwrap()
+        });
+        assert!(LIVE.load(Ordering::SeqCst) > baseline);
+        let before = snapshot(msg.get());
+        assert_eq!(before, expected_pairs(msg.backing_bytes()));
+        let key0 = msg.get().pairs[0].0.as_ptr() as usize;
+        to_worker.send((msg, key0)).unwrap();
+        let after = results.recv().unwrap();
+        assert_eq!(after, before);
+        assert_eq!(LIVE.load(Ordering::SeqCst), baseline, "bytes leaked");
+    }
+    drop(to_worker);
+    worker.join().unwrap();
 }
 
 #[test]
@@ -203,4 +186,15 @@ fn slice_bytes_shares_the_input_and_copies_arena_bytes() {
 fn owned_is_static_and_send() {
     fn static_send<T: Send + 'static>() {}
     static_send::<Owned<PairsFamily>>();
+}
+
+/// The pairs of `input`, computed without the decoder.
+fn expected_pairs(bytes: &[u8]) -> Snapshot {
+    bytes
+        .split(|&b| b == b';')
+        .map(|f| {
+            let eq = f.iter().position(|&b| b == b'=').unwrap();
+            (f[..eq].to_vec(), f[eq + 1..].to_ascii_uppercase())
+        })
+        .collect()
 }
