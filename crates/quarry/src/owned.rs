@@ -8,8 +8,9 @@
 //! `&self`. Format crates wrap it (`quarry_wa::OwnedStanza`,
 //! `quarry_nostr::OwnedMessage`).
 //!
-//! The `unsafe` code of this module: the lifetime erasure in
-//! [`Owned::try_new`] and reading the stored root back in [`Owned::get`].
+//! All `unsafe` code of owned messages is in this module: the lifetime
+//! erasure in [`Owned::try_new`] and the `MaybeUninit` wrapper that keeps
+//! the compiler from assuming the arena and the root are unaliased.
 
 use std::fmt;
 use std::mem::MaybeUninit;
@@ -140,14 +141,41 @@ impl From<PooledArena> for MessageArena {
 /// assert_eq!(msg.get(), &["owned", "views", "travel"]);
 /// ```
 pub struct Owned<F: ViewFamily> {
-    // Always initialized. `MaybeUninit` hides the view's references from
-    // the compiler's aliasing assumptions: moving or dropping `Owned` by
-    // value would otherwise assert that the arena memory they point to
-    // stays valid for the whole call, while that call frees it (Miri's
-    // Stacked Borrows reports exactly this). `yoke` does the same.
-    root: MaybeUninit<F::View<'static>>,
-    arena: MessageArena,
+    // Dropped in this order: the view (no drop code, it is `Copy`), then
+    // the arena, then the input.
+    root: Unaliased<F::View<'static>>,
+    arena: Unaliased<MessageArena>,
     input: Bytes,
+}
+
+/// A value the compiler makes no aliasing assumptions about when it is
+/// moved (what `yoke` calls `KindaSortaDangling`).
+///
+/// Moving a `Box` or a reference asserts, for the compiler, that nothing
+/// else points into it (the box) or that what it points to stays valid for
+/// the call (a reference argument). Both are false inside `Owned`: views
+/// point into the boxed arena, and dropping `Owned` by value frees what the
+/// root view points to. Miri's Stacked Borrows reports both when the fields
+/// are plain. Behind `MaybeUninit` (a union) nothing is asserted.
+struct Unaliased<T>(MaybeUninit<T>);
+
+impl<T> Unaliased<T> {
+    fn new(value: T) -> Self {
+        Self(MaybeUninit::new(value))
+    }
+
+    fn get(&self) -> &T {
+        // SAFETY: initialized by `new`; dropped only by `Drop`, after which
+        // `self` is gone.
+        unsafe { self.0.assume_init_ref() }
+    }
+}
+
+impl<T> Drop for Unaliased<T> {
+    fn drop(&mut self) {
+        // SAFETY: initialized by `new` and dropped exactly once, here.
+        unsafe { self.0.assume_init_drop() }
+    }
 }
 
 impl<F: ViewFamily> Owned<F> {
@@ -178,7 +206,9 @@ impl<F: ViewFamily> Owned<F> {
         arena: impl Into<MessageArena>,
         decode: impl for<'a> FnOnce(&'a Arena, &'a [u8]) -> Result<F::View<'a>, E>,
     ) -> Result<Self, E> {
-        let arena = arena.into();
+        // Wrapped before a reference into the box is taken, so moving the
+        // box later asserts nothing about it.
+        let arena = Unaliased::new(arena.into());
         // SAFETY: the two references are given a lifetime that outlives
         // `arena` and `input` as locals; this is sound because what they
         // point to stays put, unchanged, for as long as the returned
@@ -195,23 +225,22 @@ impl<F: ViewFamily> Owned<F> {
         //   on `'a`). That view is stored in `root` and leaves `Owned` only
         //   through `get`, shortened to the borrow of `&self`.
         // - `F::View` is `Copy`, so dropping `root` runs no code.
+        // - Both the arena and the root sit in `Unaliased`, so moving
+        //   `Owned` (or dropping it by value) asserts nothing about the
+        //   memory these references point to.
         let (arena_ref, input_ref): (&'static Arena, &'static [u8]) = unsafe {
             (
-                &*(&*arena as *const Arena),
+                &*(&**arena.get() as *const Arena),
                 std::slice::from_raw_parts(input.as_ptr(), input.len()),
             )
         };
-        let root = MaybeUninit::new(decode(arena_ref, input_ref)?);
+        let root = Unaliased::new(decode(arena_ref, input_ref)?);
         Ok(Self { root, arena, input })
     }
 
     /// The root view, borrowing `self`.
     pub fn get(&self) -> F::View<'_> {
-        // SAFETY: `root` is initialized by `try_new`, the only constructor,
-        // and never written again; the view is `Copy`, so reading it leaves
-        // it in place. (The lifetime argument is in `try_new`.)
-        let root = unsafe { self.root.assume_init() };
-        F::shorten(root)
+        F::shorten(*self.root.get())
     }
 
     /// The input bytes the message was decoded from (cloning the returned
@@ -262,7 +291,7 @@ impl<F: ViewFamily> Owned<F> {
     /// The arena the message lives in (for its statistics; allocating more
     /// in it is harmless but only freed with the message).
     pub fn arena(&self) -> &Arena {
-        &self.arena
+        self.arena.get()
     }
 
     /// Drop the views and give back the input (the arena is freed or
@@ -280,7 +309,7 @@ where
         f.debug_struct("Owned")
             .field("root", &self.get())
             .field("input_len", &self.input.len())
-            .field("arena", &self.arena.stats())
+            .field("arena", &self.arena.get().stats())
             .finish()
     }
 }

@@ -198,3 +198,41 @@ fn expected_pairs(bytes: &[u8]) -> Snapshot {
         })
         .collect()
 }
+
+/// Views of the arena itself (its statistics) and of bytes in it.
+struct ArenaAndCopy;
+impl ViewFamily for ArenaAndCopy {
+    type View<'a> = (&'a Arena, &'a [u8]);
+    fn shorten<'long: 'short, 'short>(
+        v: (&'long Arena, &'long [u8]),
+    ) -> (&'short Arena, &'short [u8]) {
+        v
+    }
+}
+
+/// A move the optimizer cannot elide.
+#[inline(never)]
+fn pass<T>(value: T) -> T {
+    value
+}
+
+/// A view may point at the `Arena` struct itself, not only into its chunks;
+/// moving the message by value, through a box and back must keep it valid
+/// (under Miri, this is what needs the arena behind `MaybeUninit`).
+#[test]
+fn a_view_of_the_arena_itself_survives_moves() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let pool = ArenaPool::new();
+    for arena in [MessageArena::new(), pool.get().into()] {
+        let msg = Owned::<ArenaAndCopy>::try_new(Bytes::from(vec![1u8, 2, 3]), arena, |a, b| {
+            Ok::<_, ()>((a, &*a.bump().alloc_slice_copy(b)))
+        })
+        .unwrap();
+        let msg = pass(*Box::new(pass(msg)));
+        let (arena, copy) = msg.get();
+        assert_eq!(copy, &[1, 2, 3]);
+        assert!(arena.stats().allocated_bytes >= 3);
+        assert_eq!(pass(msg).into_bytes(), &[1u8, 2, 3][..]);
+    }
+    assert_eq!(pool.stats().pooled, 1);
+}
