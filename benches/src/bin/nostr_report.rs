@@ -135,6 +135,7 @@ fn run() -> Result<(), String> {
         outputs::clear_iai_outputs(&target_dir, "quarry-benches", "nostr_iai")?;
         let status = outputs::cargo()
             .args(["bench", "-p", "quarry-benches", "--bench", "nostr_iai"])
+            .args(["--", "--save-summary=json"])
             .status()
             .map_err(|e| format!("cannot run cargo bench: {e}"))?;
         if !status.success() {
