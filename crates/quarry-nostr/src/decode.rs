@@ -19,7 +19,8 @@ use crate::reader::{Reader, find_special};
 /// than their wire length, and the event record is a constant. That makes
 /// `16/3 + 8/5 + 1 < 8`. Messages with filters (REQ, COUNT) store at most
 /// this much per input byte too, except that many tiny filters (`{},{},…`)
-/// can use up to 48 bytes per input byte (their records grow by doubling);
+/// can use up to ~75 bytes per input byte (a 112-byte record per 3-byte
+/// `{},`, grown by doubling);
 /// the decoder reserves [`max_arena_bytes`] up front, so only such messages
 /// can make a fresh arena allocate a second chunk.
 pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 8;
