@@ -1,0 +1,38 @@
+//! Wall time of one protobuf decode plus drop of WhatsApp's `Message`,
+//! `SyncActionData` and `HistorySync` samples: prost 0.14, buffa (waproto
+//! 0.7) owned and views, quarry into a fresh and a reused arena, on the same
+//! bytes in one run. Groups `proto_decode_<sample>`.
+
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use quarry::Arena;
+
+mod proto_common;
+use proto_common as pc;
+
+fn decode(c: &mut Criterion) {
+    for s in pc::samples() {
+        let mut group = c.benchmark_group(format!("proto_decode_{}", s.name));
+        group.throughput(Throughput::Bytes(s.bytes.len() as u64));
+        group.bench_function("prost", |b| b.iter(|| pc::prost(s)));
+        group.bench_function("buffa_owned", |b| b.iter(|| pc::buffa_owned(s)));
+        group.bench_function("buffa_view", |b| b.iter(|| pc::buffa_view(s)));
+        group.bench_function("quarry_fresh", |b| b.iter(|| pc::quarry_fresh(s)));
+        let mut arena = Arena::new();
+        pc::quarry_reused(&mut arena, s);
+        group.bench_function("quarry_reused", |b| {
+            b.iter(|| pc::quarry_reused(&mut arena, s))
+        });
+        group.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = decode
+}
+criterion_main!(benches);

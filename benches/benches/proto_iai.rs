@@ -1,0 +1,80 @@
+//! Instruction counts (callgrind) of one protobuf decode plus drop of the
+//! WhatsApp samples: prost 0.14, buffa (waproto 0.7) owned and views, quarry
+//! into a fresh and a reused arena, same bytes, one run. Every setup decodes
+//! once first so first-touch costs are not charged to the measured call.
+
+// The macros generate public modules and functions without docs.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use quarry::Arena;
+use quarry_proto_tests::samples::Sample;
+
+mod proto_common;
+use proto_common as pc;
+
+fn warm(name: &str) -> &'static Sample {
+    let s = pc::sample(name);
+    pc::prost(s);
+    pc::buffa_owned(s);
+    pc::buffa_view(s);
+    pc::quarry_fresh(s);
+    s
+}
+
+fn warm_arena(name: &str) -> (Arena, &'static Sample) {
+    let s = warm(name);
+    let mut arena = Arena::new();
+    pc::quarry_reused(&mut arena, s);
+    (arena, s)
+}
+
+macro_rules! cases {
+    ($name:ident, $setup:ident, $body:expr, $arg:ty) => {
+        #[library_benchmark]
+        #[bench::contact(args = ("contact"), setup = $setup)]
+        #[bench::star(args = ("star"), setup = $setup)]
+        #[bench::text_reply(args = ("text_reply"), setup = $setup)]
+        #[bench::text_reply_quoted(args = ("text_reply_quoted"), setup = $setup)]
+        #[bench::group_skdm(args = ("group_skdm"), setup = $setup)]
+        #[bench::history_sync(args = ("history_sync_50x20"), setup = $setup)]
+        fn $name(input: $arg) -> usize {
+            black_box($body(input))
+        }
+    };
+}
+
+cases!(prost, warm, |s: &Sample| pc::prost(s), &'static Sample);
+cases!(
+    buffa_owned,
+    warm,
+    |s: &Sample| pc::buffa_owned(s),
+    &'static Sample
+);
+cases!(
+    buffa_view,
+    warm,
+    |s: &Sample| pc::buffa_view(s),
+    &'static Sample
+);
+cases!(
+    quarry_fresh,
+    warm,
+    |s: &Sample| pc::quarry_fresh(s),
+    &'static Sample
+);
+cases!(
+    quarry_reused,
+    warm_arena,
+    |(mut arena, s): (Arena, &Sample)| pc::quarry_reused(&mut arena, s),
+    (Arena, &'static Sample)
+);
+
+library_benchmark_group!(
+    name = proto_decode;
+    benchmarks = prost, buffa_owned, buffa_view, quarry_fresh, quarry_reused
+);
+
+main!(library_benchmark_groups = proto_decode);
