@@ -150,6 +150,9 @@ fn run_bench(bench: &str) -> Result<(), String> {
             "--locked",
             "-p",
             "quarry-benches",
+            // The gated benches are WhatsApp's: leave the Nostr and
+            // protobuf peers out of this release build.
+            "--no-default-features",
             "--bench",
             bench,
             "--",
