@@ -93,9 +93,14 @@ impl Dictionary {
     /// once, on first use.
     #[inline]
     pub fn lookup(&self, text: &str) -> Option<Token> {
+        self.token_index().lookup(text)
+    }
+
+    /// The reverse table, built on first use. The encoder holds on to it
+    /// for a whole tree rather than paying the once-check per string.
+    pub(crate) fn token_index(&self) -> &TokenIndex {
         self.index
             .get_or_init(|| TokenIndex::build(self.single, self.double))
-            .lookup(text)
     }
 }
 

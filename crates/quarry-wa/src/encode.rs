@@ -7,6 +7,7 @@
 //! size plan and the writer are the same code, so they cannot disagree.
 
 use crate::dictionary::{Dictionary, Token};
+use crate::token_index::TokenIndex;
 use crate::jid::{Jid, JidUser, Server, decimal_len};
 use crate::node::{ChildIter, Content, Node, Value};
 use crate::owned::{OwnedContent, OwnedNode};
@@ -168,7 +169,7 @@ impl Encoder {
     fn plan<'s, T: Tree<'s>>(&self, node: T) -> Result<usize, EncodeError> {
         let mut count = Count(0);
         Walk {
-            dictionary: self.dictionary,
+            tokens: self.dictionary.token_index(),
             out: &mut count,
         }
         .node(node, 0)?;
@@ -197,7 +198,7 @@ impl Encoder {
 
     fn write<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         Walk {
-            dictionary: self.dictionary,
+            tokens: self.dictionary.token_index(),
             out,
         }
         .node(node, 0)
@@ -457,7 +458,7 @@ enum Class<'t> {
 
 /// One run of the traversal, writing into (or counting for) `out`.
 struct Walk<'d, 'o, S: Sink> {
-    dictionary: &'d Dictionary,
+    tokens: &'d TokenIndex,
     out: &'o mut S,
 }
 
@@ -547,7 +548,7 @@ impl<S: Sink> Walk<'_, '_, S> {
         if text.len() > PACKED_MAX {
             return Class::Raw;
         }
-        if let Some(token) = self.dictionary.lookup(text) {
+        if let Some(token) = self.tokens.lookup(text) {
             return Class::Token(token);
         }
         if let Some(packing) = packed::packing_of(text) {
