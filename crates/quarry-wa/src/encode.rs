@@ -7,11 +7,11 @@
 //! size plan and the writer are the same code, so they cannot disagree.
 
 use crate::dictionary::{Dictionary, Token};
-use crate::token_index::TokenIndex;
 use crate::jid::{Jid, JidUser, Server, decimal_len};
 use crate::node::{ChildIter, Content, Node, Value};
 use crate::owned::{OwnedContent, OwnedNode};
 use crate::packed::{self, Packing};
+use crate::token_index::TokenIndex;
 use crate::wire::*;
 
 /// Deepest node the encoder writes: the root is depth 0, a node at depth
