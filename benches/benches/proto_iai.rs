@@ -41,7 +41,7 @@ macro_rules! cases {
         #[bench::group_skdm(args = ("group_skdm"), setup = $setup)]
         #[bench::history_sync(args = ("history_sync_50x20"), setup = $setup)]
         fn $name(input: $arg) -> usize {
-            black_box($body(input))
+            black_box(($body)(input))
         }
     };
 }
