@@ -1,0 +1,103 @@
+//! Protobuf messages through quarry-proto's table-driven decoder.
+
+use quarry::{Arena, BoundedAlloc, DecodeOptions};
+use quarry_proto::{Decoder, INLINE_FRAMES, INLINE_SCRATCH, MessageRef, Record};
+
+use crate::{arena_bytes_written, check_offset, in_reused_arena};
+
+/// Upper bound on the arena bytes one frame of the decoder's explicit
+/// stack takes once nesting goes past [`INLINE_FRAMES`] levels (the frame
+/// is about 90 bytes; docs/protobuf.md says "about 100").
+pub const FRAME_BYTES_MAX: usize = 128;
+
+/// The arena bytes one decode of `len` bytes may write
+/// (docs/SECURITY.md): `16 x len + 256`, plus two spilled stack frames per
+/// level of `max_depth` past [`INLINE_FRAMES`], plus 12 bytes of counting
+/// scratch per field of the widest message when it has more than
+/// [`INLINE_SCRATCH`] fields.
+pub fn arena_bound(message: MessageRef, len: usize, options: &DecodeOptions) -> usize {
+    let depth = (options.max_depth as usize).saturating_sub(INLINE_FRAMES);
+    let widest = message
+        .schema
+        .messages
+        .iter()
+        .map(|m| m.fields.len())
+        .max()
+        .unwrap_or(0);
+    let scratch = if widest > INLINE_SCRATCH {
+        12 * widest
+    } else {
+        0
+    };
+    quarry_proto::max_arena_bytes(len)
+        .saturating_add(2 * FRAME_BYTES_MAX * depth)
+        .saturating_add(scratch)
+}
+
+/// What a decoded record is compared by: the text format (every field, as
+/// `protoc --decode` prints it, unknown fields included) and the
+/// canonical encoding.
+#[derive(Debug, PartialEq, Eq)]
+struct Seen {
+    text: String,
+    bytes: Vec<u8>,
+}
+
+fn seen(message: MessageRef, record: Record<'_>) -> Seen {
+    let bytes = quarry_proto::encode_to_vec(message, record);
+    assert_eq!(
+        quarry_proto::encoded_len(message, record),
+        bytes.len(),
+        "encoded_len disagrees with the encoding"
+    );
+    Seen {
+        text: quarry_proto::text::to_text(message, record),
+        bytes,
+    }
+}
+
+/// Decode `data` as one `message` with the default decoder and check every
+/// property.
+pub fn check(message: MessageRef, data: &[u8]) {
+    let decoder = Decoder::new();
+    let options = decoder.options;
+    let fresh = Arena::new();
+    let first = decoder
+        .decode(message, &fresh, data)
+        .map(|r| seen(message, r));
+
+    // Measured with no reservation and the caller's budget, which also
+    // reports the bytes charged.
+    let bound = arena_bound(message, data.len(), &options);
+    let (written, (charged, measured)) = arena_bytes_written(bound.saturating_add(4096), |arena| {
+        let alloc = BoundedAlloc::new(arena, &options);
+        let out =
+            quarry_proto::decode_with(message, &alloc, data, &options).map(|r| seen(message, r));
+        (alloc.used(), out)
+    });
+    assert!(
+        written <= bound && charged <= bound,
+        "{written} arena bytes written, {charged} charged, for {} input bytes (bound {bound})",
+        data.len()
+    );
+
+    let reused = in_reused_arena(|arena| {
+        decoder
+            .decode(message, arena, data)
+            .map(|r| seen(message, r))
+    });
+    assert_eq!(first, reused, "fresh and reused arenas disagree");
+    assert_eq!(first, measured, "fresh and pre-sized arenas disagree");
+
+    match &first {
+        Ok(s) => {
+            let arena = Arena::new();
+            let again = decoder
+                .decode(message, &arena, &s.bytes)
+                .unwrap_or_else(|e| panic!("the re-encoding does not decode: {e}"));
+            let again = seen(message, again);
+            assert_eq!(&again, s, "the re-encoding decodes to another message");
+        }
+        Err(e) => check_offset(e, data.len()),
+    }
+}
