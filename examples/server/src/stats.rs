@@ -115,6 +115,9 @@ pub struct Stats {
     pub vm_hwm_kib: u64,
     /// Resident set size now in KiB (`VmRSS`).
     pub vm_rss_kib: u64,
+    /// CPU time this process used so far, user plus system, in
+    /// milliseconds (`/proc/self/stat`, 10 ms resolution; 0 elsewhere).
+    pub cpu_ms: u64,
 }
 
 impl Counters {
@@ -147,6 +150,7 @@ impl Counters {
             counting: alloc_count::is_installed(),
             vm_hwm_kib,
             vm_rss_kib,
+            cpu_ms: cpu_ms(),
         }
     }
 }
@@ -163,7 +167,7 @@ impl Stats {
     /// ```
     pub fn to_json(&self) -> String {
         let p = &self.pool;
-        let fields: [(&str, u64); 31] = [
+        let fields: [(&str, u64); 32] = [
             ("ws_connections", self.ws_connections),
             ("ws_open", self.ws_open),
             ("messages", self.messages),
@@ -194,6 +198,7 @@ impl Stats {
             ("process_allocs", self.process_allocs),
             ("vm_hwm_kib", self.vm_hwm_kib),
             ("vm_rss_kib", self.vm_rss_kib),
+            ("cpu_ms", self.cpu_ms),
             ("counting", u64::from(self.counting)),
         ];
         let mut out = String::with_capacity(768);
@@ -225,6 +230,7 @@ impl Counters {
             counting: false,
             vm_hwm_kib: 0,
             vm_rss_kib: 0,
+            cpu_ms: 0,
             ..self.snapshot(pool, 0)
         }
     }
@@ -243,4 +249,27 @@ fn memory_kib() -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// User plus system CPU time of this process in milliseconds. The fields
+/// of `/proc/self/stat` after the command name (which may hold spaces, so
+/// the split starts after its closing parenthesis): `utime` and `stime`
+/// are the 12th and 13th, in USER_HZ ticks, which Linux fixes at 100 per
+/// second for this file.
+fn cpu_ms() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0;
+    };
+    let mut fields = rest.split_whitespace().skip(11);
+    let mut tick = || {
+        fields
+            .next()
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let (user, system) = (tick(), tick());
+    (user + system) * 10
 }
