@@ -47,13 +47,15 @@ pub const ARENA_BYTES_CONST: usize = 256;
 /// go to the arena.
 pub const INLINE_FRAMES: usize = 16;
 
-/// Fields a message may declare and still be counted in a scratch buffer on
-/// the native stack; wider messages borrow scratch from the arena.
-pub const INLINE_SCRATCH: usize = 256;
+/// A message is counted in a scratch buffer on the native stack when it
+/// declares at most this many fields, or when its body is at most twice
+/// this many bytes (every field takes two bytes at least, so no more fields
+/// can be present); others borrow scratch from the arena.
+pub const INLINE_SCRATCH: usize = 128;
 
 /// The arena bytes one decode of `input_len` bytes writes at most, for
-/// nesting within [`INLINE_FRAMES`] and messages of at most
-/// [`INLINE_SCRATCH`] fields. Deeper or wider messages add at most
+/// nesting within [`INLINE_FRAMES`] and messages counted in the inline
+/// scratch (see [`INLINE_SCRATCH`]). Deeper or wider messages add at most
 /// `2 * size_of(frame) * (max_depth - INLINE_FRAMES)` and `12` bytes per
 /// field of the widest message.
 ///
@@ -536,7 +538,15 @@ impl<'a> Dec<'a, '_> {
         let Some(table) = self.schema.messages.get(msg as usize) else {
             return Err(internal(start));
         };
-        let wide = table.fields.len() > INLINE_SCRATCH;
+        // Every field takes at least two bytes (a tag and a value byte, or
+        // a group's two tags), so a message has at most half its length in
+        // distinct present fields: the inline scratch suffices unless both
+        // the table and the message are wide.
+        let span_bytes = match spans {
+            Spans::One => end - start,
+            Spans::Many(list) => list.iter().map(|&(s, e)| e - s).sum(),
+        };
+        let wide = table.fields.len().min(span_bytes / 2) > INLINE_SCRATCH;
         if wide
             && self
                 .spill
