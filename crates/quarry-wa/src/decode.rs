@@ -730,7 +730,8 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let start = self.pos;
         let bytes = self.take(usize::from(header & 0x7F))?;
         let nibble = byte == NIBBLE_8;
-        if nibble && let Some(i) = packed::first_invalid_nibble_byte(bytes) {
+        if nibble && !packed::nibbles_valid_at(self.input, start, bytes.len()) {
+            let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
             return Err(self.invalid_nibble(start + i));
         }
         Ok(JidUser::packed(bytes, nibble, header >> 7 == 1))

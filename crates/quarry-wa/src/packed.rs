@@ -131,6 +131,52 @@ pub(crate) fn first_invalid_nibble_byte(packed: &[u8]) -> Option<usize> {
         .position(|&byte| NIBBLE_PAIRS[usize::from(byte)] == INVALID)
 }
 
+/// True if no nibble of the word (eight bytes of NIBBLE_8 data, little
+/// endian, zero-padded) is 12..=14.
+#[inline]
+pub(crate) fn word_nibbles_valid(word: u64) -> bool {
+    // Per nibble b3 b2 b1 b0, invalid is b3 & b2 & !(b1 & b0); the result
+    // lands in bit 0 of each nibble. Zero padding is a valid nibble.
+    const LOW: u64 = 0x1111_1111_1111_1111;
+    let high = (word >> 3) & (word >> 2);
+    let low = (word >> 1) & word;
+    high & !low & LOW == 0
+}
+
+/// True if no nibble of NIBBLE_8 data is 12..=14, checked a word at a time.
+#[inline]
+pub(crate) fn nibbles_valid(packed: &[u8]) -> bool {
+    let mut chunks = packed.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if !word_nibbles_valid(u64::from_le_bytes(word)) {
+            return false;
+        }
+    }
+    let mut word = [0u8; 8];
+    let rest = chunks.remainder();
+    word[..rest.len()].copy_from_slice(rest);
+    word_nibbles_valid(u64::from_le_bytes(word))
+}
+
+/// [`nibbles_valid`] for the `len` bytes at `start` of `input`: when eight
+/// bytes can be read from `start`, one unaligned load and a mask (a JID
+/// user, a phone number or LID of 6 to 8 bytes, is one word check).
+#[inline]
+pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
+    if len <= 8
+        && let Some(eight) = input.get(start..).and_then(|rest| rest.first_chunk::<8>())
+    {
+        let mask = u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
+        return word_nibbles_valid(u64::from_le_bytes(*eight) & mask);
+    }
+    input
+        .get(start..)
+        .and_then(|rest| rest.get(..len))
+        .is_none_or(nibbles_valid)
+}
+
 /// How a string can be packed, if at all (the encoder's choice, same rules
 /// as WhatsApp's: non-empty, at most 127 characters, all in one alphabet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,5 +225,50 @@ pub(crate) fn pack_into(packing: Packing, text: &str, out: &mut Vec<u8>) {
         let hi = nibble_of(packing, pair[0]);
         let lo = pair.get(1).map_or(15, |&c| nibble_of(packing, c));
         out.push(hi << 4 | lo);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spec's rule, nibble by nibble: 12, 13 and 14 are invalid.
+    fn spec_valid(bytes: &[u8]) -> bool {
+        bytes
+            .iter()
+            .all(|&b| !(12..=14).contains(&(b >> 4)) && !(12..=14).contains(&(b & 0x0F)))
+    }
+
+    #[test]
+    fn word_check_agrees_with_the_nibble_rule_for_every_byte_at_every_position() {
+        for len in 0..=17 {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    // Valid filler (digits and the pad) around the byte under test.
+                    let mut data = vec![0x12u8; len];
+                    data[len - 1] = 0x9F;
+                    data[at] = byte;
+                    assert_eq!(
+                        nibbles_valid(&data),
+                        spec_valid(&data),
+                        "len {len}, byte {byte:#04x} at {at}"
+                    );
+                    assert_eq!(
+                        first_invalid_nibble_byte(&data).is_none(),
+                        spec_valid(&data)
+                    );
+                    // The same bytes inside a longer input, at the end of
+                    // one, and at the end of one shorter than a word.
+                    let mut longer = vec![0xEEu8; 3];
+                    longer.extend_from_slice(&data);
+                    let tail = longer.len();
+                    longer.extend_from_slice(&[0xEE; 9]);
+                    assert_eq!(nibbles_valid_at(&longer, 3, len), spec_valid(&data));
+                    assert_eq!(nibbles_valid_at(&longer[..tail], 3, len), spec_valid(&data));
+                    assert_eq!(nibbles_valid_at(&data, 0, len), spec_valid(&data));
+                }
+            }
+        }
+        assert!(nibbles_valid(&[]));
     }
 }
