@@ -1,0 +1,417 @@
+//! Every limit exactly at its boundary: an input at the limit decodes, one
+//! past it fails with the limit's own variant naming the limit in force;
+//! and the arena bounds hold: `8 x len + 512` (`max_arena_bytes`) for
+//! events and every message without filters, `150 x len + 1024` for
+//! messages that carry filters (REQ, COUNT, NEG-OPEN; docs/SECURITY.md).
+
+mod common;
+
+use proptest::prelude::*;
+use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_nostr::{Decoder, IdCheck};
+
+/// The filter bound of docs/SECURITY.md: a filter record is 112 bytes for
+/// as few as 3 input bytes (`{},`) and the record table grows by doubling
+/// with every growth charged whole (under 4 records' worth per filter):
+/// 4 x 112 / 3 < 150. The constant covers the first capacity (4 entries)
+/// of each of the five filter tables and the table of tables.
+const FILTER_K: usize = 150;
+const FILTER_C: usize = 1024;
+
+fn filter_bound(len: usize) -> usize {
+    FILTER_K * len + FILTER_C
+}
+
+fn with(f: impl FnOnce(&mut DecodeOptions)) -> Decoder {
+    let mut limits = DecodeOptions::default();
+    f(&mut limits);
+    Decoder {
+        limits,
+        id_check: IdCheck::Skip,
+        ..Decoder::new()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Depth.
+
+/// An event with an unknown member holding `levels` nested arrays.
+fn event_with_nesting(levels: usize) -> (String, usize) {
+    let json = common::valid_event();
+    let bomb = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+    let bad = json.replacen("\"kind\":1,", &format!("\"x\":{bomb},\"kind\":1,"), 1);
+    let at = bad.find("\"x\":").unwrap() + 4;
+    (bad, at)
+}
+
+#[test]
+fn depth_at_the_limit_decodes_and_one_past_fails() {
+    // The event object is depth 0 and the member's value depth 1, so a
+    // bare event holds max_depth - 1 nested arrays; the array at depth
+    // max_depth is refused at its bracket.
+    for max_depth in [2u32, 3, 4, 10, 128, 1000, 1024] {
+        let d = with(|o| o.max_depth = max_depth);
+        let arena = Arena::new();
+        let levels = max_depth as usize - 1;
+        let (ok, _) = event_with_nesting(levels);
+        assert!(
+            d.decode_event(&arena, ok.as_bytes()).is_ok(),
+            "max_depth {max_depth}"
+        );
+        let (bad, at) = event_with_nesting(levels + 1);
+        let err = d.decode_event(&arena, bad.as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::DepthLimit {
+                offset: at + levels,
+                limit: max_depth
+            },
+            "max_depth {max_depth}"
+        );
+        assert!(err.is_limit());
+    }
+}
+
+#[test]
+fn skipped_values_nest_at_most_1024_levels_whatever_the_limit() {
+    // The skipper keeps one bit per open container in a fixed 1024-bit
+    // array (no allocation, no recursion): a larger max_depth still
+    // refuses the container at depth 1024, and the error names the
+    // configured limit.
+    let d = with(|o| o.max_depth = 5000);
+    let arena = Arena::new();
+    let (ok, _) = event_with_nesting(1023);
+    assert!(d.decode_event(&arena, ok.as_bytes()).is_ok());
+    let (bad, at) = event_with_nesting(1024);
+    assert_eq!(
+        d.decode_event(&arena, bad.as_bytes()).unwrap_err(),
+        DecodeError::DepthLimit {
+            offset: at + 1023,
+            limit: 5000
+        }
+    );
+}
+
+#[test]
+fn depth_inside_a_message_starts_one_level_down() {
+    // `["EVENT","s",{...,"x":[...]}]`: the event is depth 1, its member's
+    // value depth 2.
+    let arena = Arena::new();
+    for max_depth in [3u32, 5, 128] {
+        let d = with(|o| o.max_depth = max_depth);
+        let levels = max_depth as usize - 2;
+        let (ok, _) = event_with_nesting(levels);
+        let msg = format!(r#"["EVENT","s",{ok}]"#);
+        assert!(d.decode_relay_message(&arena, msg.as_bytes()).is_ok());
+        let (bad, at) = event_with_nesting(levels + 1);
+        let msg = format!(r#"["EVENT","s",{bad}]"#);
+        let err = d.decode_relay_message(&arena, msg.as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            DecodeError::DepthLimit {
+                offset: "[\"EVENT\",\"s\",".len() + at + levels,
+                limit: max_depth
+            }
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Items in filters: one per filter and one per list entry.
+
+#[test]
+fn filter_items_at_the_limit_decode_and_one_past_fails() {
+    // Filter 1: kinds [1, 2] (2 entries) + itself; filter 2: #t ["a"]
+    // (1 entry) + itself: 5 items. Entries count as they are read,
+    // filters after their closing brace.
+    let json = r##"["REQ","s",{"kinds":[1,2]},{"#t":["a"]}]"##;
+    let arena = Arena::new();
+    assert!(
+        with(|o| o.max_items = 5)
+            .decode_client_message(&arena, json.as_bytes())
+            .is_ok()
+    );
+    let err = with(|o| o.max_items = 4)
+        .decode_client_message(&arena, json.as_bytes())
+        .unwrap_err();
+    let second = json.find(r##"{"#t""##).unwrap();
+    assert_eq!(
+        err,
+        DecodeError::ItemLimit {
+            offset: second,
+            limit: 4
+        }
+    );
+    // With 3, the entry "a" (the fourth item) is refused at its quote.
+    let err = with(|o| o.max_items = 3)
+        .decode_client_message(&arena, json.as_bytes())
+        .unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::ItemLimit {
+            offset: json.find(r#""a""#).unwrap(),
+            limit: 3
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("item limit 3 exceeded at byte {}", err.offset())
+    );
+}
+
+#[test]
+fn tag_items_at_the_limit_for_every_shape() {
+    // Tags plus their elements, counted on rust-nostr's own event.
+    for (i, (name, _, _)) in common::SHAPES.iter().enumerate() {
+        let event = common::shape(i, 0);
+        let items: usize = event.tags.iter().map(|t| 1 + t.as_slice().len()).sum();
+        let json = event.as_json();
+        let arena = Arena::new();
+        let items = items as u32;
+        assert!(
+            with(|o| o.max_items = items)
+                .decode_event(&arena, json.as_bytes())
+                .is_ok(),
+            "{name}"
+        );
+        if items > 0 {
+            let err = with(|o| o.max_items = items - 1)
+                .decode_event(&arena, json.as_bytes())
+                .unwrap_err();
+            assert!(
+                matches!(err, DecodeError::ItemLimit { limit, .. } if limit == items - 1),
+                "{name}: {err:?}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Arena bytes.
+
+fn least_arena_budget(input: &[u8], client: bool) -> usize {
+    let ok = |limit| {
+        let arena = Arena::new();
+        let d = with(|o| o.max_arena_bytes = limit);
+        if client {
+            d.decode_client_message(&arena, input).is_ok()
+        } else {
+            d.decode_relay_message(&arena, input).is_ok()
+        }
+    };
+    let (mut lo, mut hi) = (0, filter_bound(input.len()) * 2);
+    assert!(ok(hi), "decodes under a generous budget");
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) { hi = mid } else { lo = mid + 1 }
+    }
+    lo
+}
+
+fn tiny_filters(n: usize) -> String {
+    format!(r#"["REQ","s"{}]"#, ",{}".repeat(n))
+}
+
+#[test]
+fn arena_budget_at_the_limit_decodes_and_one_less_fails() {
+    let mut inputs: Vec<(String, Vec<u8>, bool)> = (0..common::SHAPES.len())
+        .map(|i| {
+            (
+                format!("shape {i}"),
+                common::relay_event(&common::shape(i, 0)),
+                false,
+            )
+        })
+        .collect();
+    inputs.push((
+        "REQ".into(),
+        br##"["REQ","s",{"kinds":[1,2],"#t":["a","b\n"],"search":"x\ty"},{"limit":5}]"##.to_vec(),
+        true,
+    ));
+    inputs.push((
+        "65 tiny filters".into(),
+        tiny_filters(65).into_bytes(),
+        true,
+    ));
+    for (name, input, client) in &inputs {
+        let least = least_arena_budget(input, *client);
+        let bound = if *client {
+            filter_bound(input.len())
+        } else {
+            quarry_nostr::max_arena_bytes(input.len())
+        };
+        assert!(least <= bound, "{name}: needs {least}, bound {bound}");
+        let arena = Arena::new();
+        let at = with(|o| o.max_arena_bytes = least);
+        let less = with(|o| o.max_arena_bytes = least - 1);
+        let (ok, err) = if *client {
+            (
+                at.decode_client_message(&arena, input).map(|_| ()),
+                less.decode_client_message(&arena, input).map(|_| ()),
+            )
+        } else {
+            (
+                at.decode_relay_message(&arena, input).map(|_| ()),
+                less.decode_relay_message(&arena, input).map(|_| ()),
+            )
+        };
+        assert_eq!(ok, Ok(()), "{name}");
+        let err = err.unwrap_err();
+        assert!(
+            matches!(err, DecodeError::ArenaLimit { limit, .. } if limit == least - 1),
+            "{name}: {err:?}"
+        );
+        assert!(err.offset() <= input.len());
+    }
+}
+
+/// Arena bytes a decode writes (drop in free space of one big chunk).
+fn written(input: &[u8], client: bool) -> Result<usize, DecodeError> {
+    let arena = Arena::with_capacity(filter_bound(input.len()) + 4096);
+    let before = arena.stats();
+    let d = Decoder {
+        id_check: IdCheck::Report,
+        ..Decoder::new()
+    };
+    let result = if client {
+        d.decode_client_message(&arena, input).map(|_| ())
+    } else {
+        d.decode_relay_message(&arena, input).map(|_| ())
+    };
+    let after = arena.stats();
+    assert_eq!(
+        after.allocated_bytes, before.allocated_bytes,
+        "no second chunk"
+    );
+    result.map(|()| before.free_in_current_chunk - after.free_in_current_chunk)
+}
+
+#[test]
+fn the_densest_filter_messages_stay_within_the_filter_bound() {
+    // Many empty filters, just past a doubling of the record table (its
+    // worst case: the most capacity per filter), and the same with an
+    // escaped search string after each doubling point so that the table is
+    // not the arena's last allocation when it grows (every growth then
+    // takes a new buffer).
+    let mut worst = 0.0f64;
+    for n in [1usize, 4, 5, 8, 9, 17, 33, 65, 129, 1025, 4097] {
+        let plain = tiny_filters(n);
+        let used = written(plain.as_bytes(), true).unwrap();
+        assert!(used <= filter_bound(plain.len()), "{n} filters: {used}");
+        // Plain relay-message bound exceeded: this is why filters have
+        // their own.
+        worst = worst.max(used as f64 / plain.len() as f64);
+        let mut parts = Vec::new();
+        for i in 1..=n {
+            parts.push(if (i - 1).is_power_of_two() && i > 4 {
+                r#"{"search":"\n"}"#
+            } else {
+                "{}"
+            });
+        }
+        let mixed = format!(r#"["REQ","s",{}]"#, parts.join(","));
+        let used = written(mixed.as_bytes(), true).unwrap();
+        assert!(
+            used <= filter_bound(mixed.len()),
+            "{n} mixed filters: {used}"
+        );
+        worst = worst.max(used as f64 / mixed.len() as f64);
+    }
+    assert!(
+        worst > 8.0,
+        "filters need their own bound (worst {worst:.1} B per input byte)"
+    );
+    assert!(worst < FILTER_K as f64);
+}
+
+/// A JSON string literal of `s` (escaped by serde_json).
+fn lit(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{0,12}",
+        "[\\x00-\\x7f]{0,12}",
+        ".{0,8}",
+        Just(String::new()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Events with any tags and content (escapes, controls, unicode), as
+    /// relay messages: at most `8 x len + 512` arena bytes.
+    #[test]
+    fn event_messages_stay_within_the_bound(
+        tags in prop::collection::vec(prop::collection::vec(text(), 1..5), 0..40),
+        content in text(),
+        sub in "[a-z0-9]{1,64}",
+    ) {
+        let tags: Vec<String> = tags
+            .iter()
+            .map(|t| format!("[{}]", t.iter().map(|s| lit(s)).collect::<Vec<_>>().join(",")))
+            .collect();
+        let zeros = "0".repeat(64);
+        let json = format!(
+            r#"["EVENT",{},{{"id":"{zeros}","pubkey":"{zeros}","created_at":1,"kind":1,"tags":[{}],"content":{},"sig":"{zeros}{zeros}"}}]"#,
+            lit(&sub),
+            tags.join(","),
+            lit(&content)
+        );
+        let used = written(json.as_bytes(), false);
+        prop_assert!(used.is_ok(), "{:?}", used);
+        let used = used.unwrap();
+        prop_assert!(used <= quarry_nostr::max_arena_bytes(json.len()), "{} for {}", used, json.len());
+        // Charged bytes too: the decode succeeds with the bound as budget.
+        let arena = Arena::new();
+        let tight = with(|o| o.max_arena_bytes = quarry_nostr::max_arena_bytes(json.len()));
+        prop_assert!(tight.decode_relay_message(&arena, json.as_bytes()).is_ok());
+    }
+
+    /// REQ messages with any mix of filters: at most `150 x len + 1024`.
+    #[test]
+    fn filter_messages_stay_within_the_filter_bound(
+        filters in prop::collection::vec(
+            (
+                prop::option::of(prop::collection::vec(0u16..40000, 0..6)),
+                prop::option::of(prop::collection::vec(text(), 0..4)),
+                prop::option::of(text()),
+                prop::option::of(0u64..1_000_000),
+                0usize..3,
+            ),
+            0..40,
+        ),
+    ) {
+        let parts: Vec<String> = filters
+            .iter()
+            .map(|(kinds, tvals, search, limit, ids)| {
+                let mut m = Vec::new();
+                if let Some(k) = kinds {
+                    m.push(format!(r#""kinds":[{}]"#, k.iter().map(u16::to_string).collect::<Vec<_>>().join(",")));
+                }
+                if let Some(v) = tvals {
+                    m.push(format!(r##""#t":[{}]"##, v.iter().map(|s| lit(s)).collect::<Vec<_>>().join(",")));
+                }
+                if let Some(s) = search {
+                    m.push(format!(r#""search":{}"#, lit(s)));
+                }
+                if let Some(l) = limit {
+                    m.push(format!(r#""limit":{l}"#));
+                }
+                if *ids > 0 {
+                    let id = format!("\"{}\"", "ab".repeat(32));
+                    m.push(format!(r#""ids":[{}]"#, vec![id; *ids].join(",")));
+                }
+                format!("{{{}}}", m.join(","))
+            })
+            .collect();
+        let json = format!(r#"["REQ","sub",{}]"#, parts.join(","));
+        let json = json.replace(",]", "]");
+        let used = written(json.as_bytes(), true);
+        prop_assert!(used.is_ok(), "{:?} for {}", used, json);
+        let used = used.unwrap();
+        prop_assert!(used <= filter_bound(json.len()), "{} for {}", used, json.len());
+    }
+}

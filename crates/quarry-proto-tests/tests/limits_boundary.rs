@@ -1,0 +1,268 @@
+//! Every limit of `DecodeOptions` exactly at its boundary: an input that
+//! sits at the limit decodes, one past it fails with the limit's own
+//! variant, naming the limit in force; and the documented arena bound
+//! (`16 x len + 256`, plus the stack spill past 16 levels of nesting) holds
+//! for generated messages. Expectations are hand-computed from the wire
+//! bytes and the documented counting rules, not taken from a decode.
+
+mod common;
+
+use proptest::prelude::*;
+use prost::Message as _;
+use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_proto::{Decoder, INLINE_FRAMES, MessageRef, Reserve};
+use quarry_proto_tests::views::{All3View, InnerView};
+use quarry_proto_tests::wa;
+
+fn with(f: impl FnOnce(&mut DecodeOptions)) -> Decoder {
+    let mut options = quarry_proto::DEFAULT_OPTIONS;
+    f(&mut options);
+    Decoder {
+        options,
+        reserve: Reserve::Estimate,
+    }
+}
+
+fn run(decoder: &Decoder, message: MessageRef, input: &[u8]) -> Result<(), DecodeError> {
+    let arena = Arena::new();
+    decoder.decode(message, &arena, input).map(|_| ())
+}
+
+// ---------------------------------------------------------------------------
+// Items: present fields, repeated elements and unknown fields.
+
+/// `All3` with, in wire order:
+/// - `f_int32` (5) = 5: 1 present field;
+/// - `r_int32` (35), packed [1, 2, 3]: 1 present field + 3 elements;
+/// - unknown field 101 (varint 1): 1 unknown field;
+/// - `f_inner` (17) = `Inner { n: 1 }`: 1 present field, and inside it 1.
+///
+/// The root holds 7 items, the child 1: 8 in all.
+fn items_8() -> Vec<u8> {
+    vec![
+        0x28, 0x05, // f_int32 = 5
+        0x9A, 0x02, 0x03, 0x01, 0x02, 0x03, // r_int32 packed [1, 2, 3]
+        0xA8, 0x06, 0x01, // field 101, varint 1
+        0x8A, 0x01, 0x02, // f_inner, 2 bytes:
+        0x10, 0x01, // Inner.n = 1
+    ]
+}
+
+#[test]
+fn items_at_the_limit_decode_and_one_past_fails() {
+    let input = items_8();
+    // prost agrees the bytes are an All3 with exactly these fields.
+    let peer = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
+    assert_eq!((peer.f_int32, peer.r_int32.len()), (5, 3));
+    assert_eq!(peer.f_inner.as_ref().map(|i| i.n), Some(1));
+
+    assert_eq!(
+        run(&with(|o| o.max_items = 8), All3View::TABLE, &input),
+        Ok(())
+    );
+    let err = run(&with(|o| o.max_items = 7), All3View::TABLE, &input).unwrap_err();
+    // The root's 7 items fit; the child's one does not. It is counted
+    // when the child is entered, at the child's first byte (14).
+    assert_eq!(
+        err,
+        DecodeError::ItemLimit {
+            offset: 14,
+            limit: 7
+        }
+    );
+    assert!(err.is_limit());
+    assert_eq!(err.to_string(), "item limit 7 exceeded at byte 14");
+    // With 6 the root itself does not fit: at the root's first byte.
+    let err = run(&with(|o| o.max_items = 6), All3View::TABLE, &input).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::ItemLimit {
+            offset: 0,
+            limit: 6
+        }
+    );
+    // An empty message holds no item at all.
+    assert_eq!(
+        run(&with(|o| o.max_items = 0), All3View::TABLE, &[]),
+        Ok(())
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Depth: `max_depth` counts nested messages below the root.
+
+/// `Inner` nested `levels` deep through field `next` (3), each level
+/// `1A <len>` (two bytes while the rest is under 128 bytes).
+fn deep_inner(levels: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for _ in 0..levels {
+        let mut outer = vec![0x1A];
+        prost::encoding::encode_varint(bytes.len() as u64, &mut outer);
+        outer.extend(bytes);
+        bytes = outer;
+    }
+    bytes
+}
+
+#[test]
+fn depth_at_the_limit_decodes_and_one_past_fails_for_every_small_limit() {
+    for max_depth in [1u32, 2, 3, 15, 16, 17, 40] {
+        let d = with(|o| o.max_depth = max_depth);
+        let ok = deep_inner(max_depth as usize);
+        assert_eq!(
+            run(&d, InnerView::TABLE, &ok),
+            Ok(()),
+            "max_depth {max_depth}"
+        );
+        let deep = deep_inner(max_depth as usize + 1);
+        let err = run(&d, InnerView::TABLE, &deep).unwrap_err();
+        // `max_depth` two-byte headers precede the tag of the level that
+        // is one too deep.
+        assert_eq!(
+            err,
+            DecodeError::DepthLimit {
+                offset: 2 * max_depth as usize,
+                limit: max_depth
+            },
+            "max_depth {max_depth}"
+        );
+        assert!(err.is_limit());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Arena bytes.
+
+/// The smallest `max_arena_bytes` under which `input` decodes (the decode
+/// is monotone in the budget: bisect).
+fn least_arena_budget(message: MessageRef, input: &[u8]) -> usize {
+    let ok = |limit| run(&with(|o| o.max_arena_bytes = limit), message, input).is_ok();
+    let (mut lo, mut hi) = (0, quarry_proto::max_arena_bytes(input.len()) * 4 + 65_536);
+    assert!(ok(hi), "decodes under a generous budget");
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) { hi = mid } else { lo = mid + 1 }
+    }
+    lo
+}
+
+#[test]
+fn arena_budget_at_the_limit_decodes_and_one_less_fails() {
+    let mut inputs: Vec<(String, MessageRef, Vec<u8>)> = quarry_proto_tests::samples::all()
+        .into_iter()
+        .filter(|s| s.bytes.len() < 20_000)
+        .map(|s| {
+            let table = match s.root {
+                quarry_proto_tests::samples::Root::Message => wa::MessageView::TABLE,
+                quarry_proto_tests::samples::Root::SyncActionData => wa::SyncActionDataView::TABLE,
+                quarry_proto_tests::samples::Root::HistorySync => wa::HistorySyncView::TABLE,
+            };
+            (s.name.to_owned(), table, s.bytes)
+        })
+        .collect();
+    inputs.push(("items_8".into(), All3View::TABLE, items_8()));
+    inputs.push(("deep_inner_40".into(), InnerView::TABLE, deep_inner(40)));
+    for (name, table, input) in &inputs {
+        let least = least_arena_budget(*table, input);
+        assert_eq!(
+            run(&with(|o| o.max_arena_bytes = least), *table, input),
+            Ok(()),
+            "{name}"
+        );
+        let err = run(&with(|o| o.max_arena_bytes = least - 1), *table, input).unwrap_err();
+        assert!(
+            matches!(err, DecodeError::ArenaLimit { limit, .. } if limit == least - 1),
+            "{name}: {err:?}"
+        );
+        assert!(err.is_limit());
+        assert!(err.offset() <= input.len(), "{name}: {err:?}");
+    }
+}
+
+/// Arena bytes a decode writes, measured as the drop in free space of one
+/// chunk big enough for any of the inputs here; and the bytes charged to
+/// the budget.
+fn arena_bytes(message: MessageRef, input: &[u8]) -> Result<(usize, usize), DecodeError> {
+    let arena = Arena::with_capacity(quarry_proto::max_arena_bytes(input.len()) * 2 + 65_536);
+    let before = arena.stats();
+    let options = quarry_proto::DEFAULT_OPTIONS;
+    let alloc = BoundedAlloc::new(&arena, &options);
+    quarry_proto::decode_with(message, &alloc, input, &options)?;
+    let after = arena.stats();
+    assert_eq!(
+        after.allocated_bytes, before.allocated_bytes,
+        "no second chunk"
+    );
+    Ok((
+        before.free_in_current_chunk - after.free_in_current_chunk,
+        alloc.used(),
+    ))
+}
+
+#[test]
+fn deep_nesting_charges_under_two_frames_and_writes_under_four_per_level_past_16() {
+    // Each level is 2 or 3 input bytes; past INLINE_FRAMES the explicit
+    // stack spills into the arena and grows by doubling. Every growth
+    // charges its new capacity (under 2 frames per spilled level); the
+    // buffers left behind stay in the arena, so the bytes written reach up
+    // to twice that. A frame is under 128 bytes.
+    for levels in [1usize, 16, 17, 40, 63, 100] {
+        let input = deep_inner(levels);
+        let (written, charged) = arena_bytes(InnerView::TABLE, &input).unwrap();
+        let spilled = levels.saturating_sub(INLINE_FRAMES);
+        let base = quarry_proto::max_arena_bytes(input.len());
+        assert!(
+            charged <= base + 2 * 128 * spilled,
+            "{levels}: {charged} charged"
+        );
+        assert!(
+            written <= base + 4 * 128 * spilled,
+            "{levels}: {written} written"
+        );
+        if spilled == 0 {
+            assert!(written <= base, "{levels}: {written} written");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Generated messages of the test schemas and of WhatsApp's: the
+    /// arena bytes written and charged stay within `16 x len + 256` plus
+    /// the spill allowance for their nesting.
+    #[test]
+    fn arena_use_stays_within_the_documented_bound(seed in any::<u64>(), which in 0usize..3) {
+        let (descriptors, name, table) = match which {
+            0 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test3.All3", All3View::TABLE),
+            1 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test2.All2", quarry_proto_tests::views::All2View::TABLE),
+            _ => (quarry_proto_tests::WA_DESCRIPTORS, "whatsapp.Message", wa::MessageView::TABLE),
+        };
+        let pool = common::pool(descriptors);
+        let desc = pool.get_message_by_name(name).unwrap();
+        let input = common::Gen::new(seed).message(&desc).encode_to_vec();
+        let (written, charged) = arena_bytes(table, &input).unwrap();
+        // Generated messages nest a few levels, far from INLINE_FRAMES:
+        // the plain bound applies.
+        let bound = quarry_proto::max_arena_bytes(input.len());
+        prop_assert!(written <= bound, "{} written for {} input bytes", written, input.len());
+        prop_assert!(charged <= bound, "{} charged for {} input bytes", charged, input.len());
+    }
+
+    /// The same for arbitrary bytes, whether they decode or not: a failed
+    /// decode writes no more than a successful one may.
+    #[test]
+    fn arena_use_of_any_bytes_stays_within_the_bound(input in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let table = All3View::TABLE;
+        let arena = Arena::with_capacity(1 << 20);
+        let before = arena.stats();
+        let options = quarry_proto::DEFAULT_OPTIONS;
+        let alloc = BoundedAlloc::new(&arena, &options);
+        let _ = quarry_proto::decode_with(table, &alloc, &input, &options);
+        let after = arena.stats();
+        prop_assert_eq!(after.allocated_bytes, before.allocated_bytes);
+        let written = before.free_in_current_chunk - after.free_in_current_chunk;
+        let spill = 4 * 128 * (options.max_depth as usize - INLINE_FRAMES);
+        prop_assert!(written <= quarry_proto::max_arena_bytes(input.len()) + spill);
+    }
+}
