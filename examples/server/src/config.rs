@@ -125,6 +125,7 @@ impl Config {
     /// assert_eq!(config.decoder, DecoderKind::Nostr);
     /// assert_eq!(config.max_frame, 4096);
     /// assert!(Config::from_args(["--decoder", "serde"]).is_err());
+    /// assert!(Config::from_args(["--bogus"]).is_err());
     /// ```
     pub fn from_args<I, S>(args: I) -> Result<Self, ArgsError>
     where
@@ -143,6 +144,9 @@ impl Config {
                 "--verify-sig" => config.verify_sig = true,
                 "--stats-stdin" => config.stats_stdin = true,
                 "--no-wa" => config.wa_addr = None,
+                _ if !VALUE_OPTIONS.contains(&name.as_str()) => {
+                    return Err(ArgsError::bad(&name, "is not an option"));
+                }
                 _ => {
                     let Some(value) = inline.or_else(|| args.next()) else {
                         return Err(ArgsError::bad(&name, "needs a value"));
@@ -181,6 +185,7 @@ impl Config {
             "--store-events" => self.store_events = number(value)?,
             "--store-bytes" => self.store_bytes = number(value)?,
             "--req-max-events" => self.req_max_events = number(value)?,
+            "--req-max-filters" => self.req_max_filters = number(value)?,
             "--idle-timeout-ms" => self.idle_timeout = millis(value)?,
             "--write-timeout-ms" => self.write_timeout = millis(value)?,
             "--pool-retention-cap" => self.pool_retention_cap = number(value)?,
@@ -190,6 +195,22 @@ impl Config {
         Ok(())
     }
 }
+
+/// The options that take a value.
+const VALUE_OPTIONS: &[&str] = &[
+    "--decoder",
+    "--max-frame",
+    "--relay-addr",
+    "--wa-addr",
+    "--store-events",
+    "--store-bytes",
+    "--req-max-events",
+    "--req-max-filters",
+    "--idle-timeout-ms",
+    "--write-timeout-ms",
+    "--pool-retention-cap",
+    "--pool-max-pooled",
+];
 
 /// The largest body a 3-byte length prefix can announce.
 pub const MAX_WA_FRAME: usize = (1 << 24) - 1;
@@ -242,6 +263,7 @@ usage: quarry-server [options]
   --store-events N           events kept in memory (default 10000)
   --store-bytes N            event bytes kept in memory (default 67108864)
   --req-max-events N         events per REQ before EOSE (default 500)
+  --req-max-filters N        filters per REQ, at most 64 (default 10)
   --idle-timeout-ms N        close a connection idle this long (default 60000)
   --write-timeout-ms N       close a connection that does not read (default 10000)
   --pool-retention-cap N     free arenas bigger than this (default 1048576)
@@ -249,3 +271,49 @@ usage: quarry-server [options]
   --stats-stdin              a statistics line (JSON) on stdout per stdin line;
                              stop at the end of stdin
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad(args: &[&str]) -> (String, &'static str) {
+        match Config::from_args(args.iter().copied()) {
+            Err(ArgsError::Bad { option, problem }) => (option, problem),
+            other => panic!("{args:?} -> {other:?}"),
+        }
+    }
+
+    #[test]
+    fn options_and_values() {
+        let c = Config::from_args([
+            "--relay-addr",
+            "127.0.0.1:9",
+            "--no-wa",
+            "--idle-timeout-ms=250",
+            "--verify-sig",
+            "--req-max-filters",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(c.relay_addr, SocketAddr::from((Ipv4Addr::LOCALHOST, 9)));
+        assert_eq!(c.wa_addr, None);
+        assert_eq!(c.idle_timeout, Duration::from_millis(250));
+        assert!(c.verify_sig);
+        assert_eq!(c.req_max_filters, 3);
+        assert_eq!(Config::from_args(["-h"]), Err(ArgsError::Help));
+    }
+
+    #[test]
+    fn refusals() {
+        assert_eq!(bad(&["--bogus"]), ("--bogus".into(), "is not an option"));
+        assert_eq!(
+            bad(&["--max-frame"]),
+            ("--max-frame".into(), "needs a value")
+        );
+        assert_eq!(bad(&["--max-frame", "0"]).1, "must be 1..=16777215");
+        // 2^24: one more than a 3-byte length can say.
+        assert_eq!(bad(&["--max-frame=16777216"]).1, "must be 1..=16777215");
+        assert_eq!(bad(&["--max-frame", "-1"]).1, "must be a whole number");
+        assert_eq!(bad(&["--wa-addr", "localhost"]).1, "must be IP:PORT");
+    }
+}
