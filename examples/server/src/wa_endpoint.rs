@@ -1,11 +1,12 @@
 //! The WhatsApp binary-frame endpoint: length-prefixed frames over TCP.
 //!
 //! Wire format, both directions: a **3-byte big-endian length**, then that
-//! many bytes (WhatsApp's own transport framing; `docs` of the format:
-//! `shared/specs/wabinary.md` §1). A request body is what WhatsApp's Noise
-//! layer carries once decrypted: one flags byte (`0x02`: the rest is zlib)
-//! then exactly one node. There is no Noise here: this endpoint shows the
-//! decode, not the handshake.
+//! many bytes, the framing WhatsApp's own socket uses around its Noise
+//! ciphertext. A request body is what that Noise layer carries once
+//! decrypted: one flags byte (`0x02`: the rest is zlib) then exactly one
+//! node, what [`quarry_wa::decode_frame`] reads. There is no Noise here:
+//! this endpoint shows the decode, not the handshake. A length of 0 is a
+//! frame without even the flags byte (answered with an error).
 //!
 //! Each answer body is one JSON object in UTF-8:
 //!
