@@ -29,6 +29,14 @@ pub(crate) fn read_varint(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64
             *pos = start + 1;
             return Ok(u64::from(b));
         }
+        // Two bytes: field numbers 16..2047 in tags, lengths 128..16383.
+        if start + 1 < end {
+            let c = buf[start + 1];
+            if c < 0x80 {
+                *pos = start + 2;
+                return Ok(u64::from(b & 0x7F) | (u64::from(c) << 7));
+            }
+        }
     }
     read_varint_slow(buf, pos, end)
 }
