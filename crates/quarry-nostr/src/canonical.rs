@@ -1,6 +1,14 @@
 //! The canonical serialization `[0,pubkey,created_at,kind,tags,content]`
 //! and JSON string escaping, written to any byte sink: SHA-256 through a
 //! stack buffer (id checks, no allocation) or a caller's `Vec<u8>`.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use sha2::{Digest, Sha256};
 
@@ -40,6 +48,10 @@ impl HashSink {
         }
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "self.len <= BUF: put() keeps it so"
+    )]
     pub fn finish(mut self) -> [u8; 32] {
         self.hasher.update(&self.buf[..self.len]);
         self.hasher.finalize().into()
@@ -48,6 +60,11 @@ impl HashSink {
 
 impl Sink for HashSink {
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "self.len <= BUF always; bytes are copied at len only when they fit in BUF - len"
+    )]
     fn put(&mut self, bytes: &[u8]) {
         let free = BUF - self.len;
         if bytes.len() <= free {
@@ -71,6 +88,11 @@ impl Sink for HashSink {
 /// `\u00xx` (lower-case) or the raw byte per `control`, everything else
 /// verbatim.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "find_special returns j in i..=b.len(), and i = j + 1 only once b[j] exists"
+)]
 pub(crate) fn put_escaped<S: Sink>(out: &mut S, s: &str, control: ControlChars) {
     let b = s.as_bytes();
     let mut i = 0;
@@ -110,6 +132,11 @@ pub(crate) fn put_string<S: Sink>(out: &mut S, s: &str, control: ControlChars) {
 
 /// A decimal `u64` without allocating.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "a u64 has at most 20 digits, so i stays in 0..20; a digit is below 10"
+)]
 pub(crate) fn put_u64<S: Sink>(out: &mut S, mut v: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();

@@ -1,5 +1,13 @@
 //! Decoding: events and the parts every message shares. One pass over the
 //! input, no recursion, every table written into the arena.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{Arena, BoundedAlloc, DecodeError};
@@ -114,7 +122,7 @@ impl<'a, 's> Dec<'a, 's> {
     /// Whitespace, then the end of input.
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         self.r.ws();
-        let rest = self.r.b.len() - self.r.pos;
+        let rest = self.r.b.len().saturating_sub(self.r.pos);
         if rest == 0 {
             Ok(())
         } else {
@@ -127,6 +135,11 @@ impl<'a, 's> Dec<'a, 's> {
 
     /// An object key, decoded; `pos` at its quote (checked).
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "a quote was peeked at start < b.len(); find_special returns end in start + 1..=b.len()"
+    )]
     pub fn key(&mut self) -> Result<&'a [u8], DecodeError> {
         let start = self.r.pos;
         if self.r.peek() != Some(b'"') {
@@ -142,6 +155,11 @@ impl<'a, 's> Dec<'a, 's> {
 
     /// A string of exactly `2 * N` hex digits; `what` is the error.
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "input offsets are at most b.len() <= isize::MAX: at + 2 + 2N does not overflow, and the slice lies before the closing quote just found"
+    )]
     pub fn hex<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
         let at = self.r.pos;
         let b = self.r.b;
@@ -203,6 +221,11 @@ impl<'a, 's> Dec<'a, 's> {
     }
 
     /// One event object at nesting depth `depth`.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "pos only moves past bytes just peeked or read, so at..pos and start..end lie in the input; depth is 0 or 1; end >= 1 once '}' was read"
+    )]
     pub fn event(&mut self, depth: u32) -> Result<Event<'a>, DecodeError> {
         self.r.ws();
         self.depth_check(depth)?;
@@ -326,6 +349,11 @@ impl<'a, 's> Dec<'a, 's> {
     }
 
     /// The tags array; `pos` at its `[` (checked).
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "rem <= input.len(), so the capacities and their byte sizes fit (and are charged before allocating); pos moves past peeked bytes; a tag pushed at least one element, so elems[first] exists and n >= 1"
+    )]
     fn tags(&mut self) -> Result<Parsed<'a>, DecodeError> {
         let start = self.r.pos;
         if self.r.peek() != Some(b'[') {

@@ -1,5 +1,13 @@
 //! REQ/COUNT filters: decoded into shared per-message tables, viewed as
 //! [`Filter`]s, matched against events without building an index.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use std::fmt;
 
@@ -19,6 +27,7 @@ pub(crate) struct Range32 {
 }
 
 impl Range32 {
+    #[expect(clippy::arithmetic_side_effects, reason = "two u32s fit a usize sum")]
     fn of<T>(self, pool: &[T]) -> &[T] {
         let s = self.start as usize;
         pool.get(s..s + self.len as usize).unwrap_or(&[])
@@ -285,6 +294,10 @@ impl fmt::Debug for Filter<'_> {
 }
 
 /// Push with doubling growth, charging the budget for each new buffer.
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "a table holds fewer entries than input bytes; its doubled capacity times a record of at most 112 bytes fits"
+)]
 fn push<'a, T>(
     alloc: &BoundedAlloc<'a>,
     v: &mut ArenaVec<'a, T>,
@@ -372,6 +385,10 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// One filter object (depth 1 in its message).
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past peeked bytes; a range's length is a table's length minus its earlier length; letter is a checked ASCII letter"
+    )]
     fn filter(&mut self, b: &mut Building<'a>) -> Result<FilterRec<'a>, DecodeError> {
         self.r.ws();
         if self.r.peek() != Some(b'{') {
@@ -490,6 +507,10 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// A JSON array whose items `item` reads; `pos` at the `[` (checked).
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a peeked byte"
+    )]
     fn list(
         &mut self,
         mut item: impl FnMut(&mut Self) -> Result<(), DecodeError>,

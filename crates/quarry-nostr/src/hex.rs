@@ -1,7 +1,19 @@
 //! Hex digits to bytes and back, without allocating.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 const INVALID: u8 = 0xFF;
 
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
 static DECODE: [u8; 256] = {
     let mut t = [INVALID; 256];
     let mut i = 0;
@@ -26,6 +38,10 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// High bit of each byte of `x` (all bytes below 0x80) that lies in
 /// `lo..=hi`; no carry crosses a byte for such inputs.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "every lane of x is below 0x80 (checked by the caller) and lo <= hi < 0x80: no lane carries into the next or out of the word"
+)]
 fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
     (x + LO * u64::from(0x80 - lo)) & !(x + LO * u64::from(0x7F - hi)) & HI
 }
@@ -33,6 +49,10 @@ fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
 /// Eight hex digits (either case) to four bytes, eight at a time: ids,
 /// keys and signatures are most of an event's hex.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "nibbles are at most 15 per lane and 9 is added to letters only: no lane carries"
+)]
 fn decode8(chunk: [u8; 8]) -> Option<[u8; 4]> {
     let w = u64::from_le_bytes(chunk);
     if w & HI != 0 {
@@ -54,6 +74,11 @@ fn decode8(chunk: [u8; 8]) -> Option<[u8; 4]> {
 
 /// Decode exactly `2 * N` hex digits (either case) into `N` bytes.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "src.len() == 2N (checked first) and k < N in both loops, so every index is in range"
+)]
 pub(crate) fn decode<const N: usize>(src: &[u8]) -> Option<[u8; N]> {
     if src.len() != 2 * N {
         return None;
@@ -81,6 +106,10 @@ pub(crate) fn decode<const N: usize>(src: &[u8]) -> Option<[u8; N]> {
 
 /// Write `bytes` as lower-case hex into `out` (`out.len() == 2 * bytes.len()`).
 #[inline]
+#[expect(
+    clippy::indexing_slicing,
+    reason = "a nibble indexes the 16-entry table; chunks_exact(2) gives pairs"
+)]
 pub(crate) fn encode_into(bytes: &[u8], out: &mut [u8]) {
     for (pair, &b) in out.chunks_exact_mut(2).zip(bytes) {
         pair[0] = LOWER[usize::from(b >> 4)];
@@ -97,6 +126,13 @@ pub(crate) fn encode<const N: usize, const M: usize>(bytes: &[u8; N]) -> [u8; M]
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "tests index known vectors"
+)]
 mod tests {
     use super::*;
 

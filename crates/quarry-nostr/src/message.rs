@@ -1,5 +1,13 @@
 //! Relay-to-client and client-to-relay messages (NIP-01, NIP-42 AUTH,
 //! NIP-45 COUNT, NIP-77 negentropy frames).
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use quarry::{Arena, BoundedAlloc, DecodeError};
 
@@ -195,6 +203,10 @@ enum Side {
 
 impl<'a> Dec<'a, '_> {
     /// `[` and the verb; returns the verb and its offset.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a peeked byte"
+    )]
     fn open(&mut self) -> Result<(&'a str, usize), DecodeError> {
         self.r.ws();
         if self.r.peek() != Some(b'[') {
@@ -213,6 +225,10 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// Decide EVENT/AUTH direction by the type of the next element.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a peeked byte"
+    )]
     fn next_is_object(&mut self) -> bool {
         let save = self.r.pos;
         self.r.ws();
@@ -374,6 +390,10 @@ impl<'a> Dec<'a, '_> {
         Ok(msg)
     }
 
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past peeked bytes"
+    )]
     fn count_object(&mut self, sub_id: &'a str) -> Result<RelayMessage<'a>, DecodeError> {
         self.r.ws();
         let start = self.r.pos;

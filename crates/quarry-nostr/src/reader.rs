@@ -2,6 +2,14 @@
 //! known to be UTF-8, word-at-a-time string scanning, the full string
 //! grammar (escapes, `\uXXXX`, surrogate pairs) and a non-recursive skipper
 //! for members nobody asked for.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use quarry::bumpalo::collections::String as ArenaString;
 use quarry::{BoundedAlloc, DecodeError};
@@ -13,6 +21,10 @@ const HI: u64 = 0x8080_8080_8080_8080;
 
 /// High bit of each byte of `w` that ends a plain run inside a JSON string.
 #[inline(always)]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "the multiplications make per-lane constants that fit; the borrow trick itself uses wrapping_sub"
+)]
 fn special(w: u64) -> u64 {
     let q = w ^ (LO * b'"' as u64);
     let s = w ^ (LO * b'\\' as u64);
@@ -27,6 +39,10 @@ fn special(w: u64) -> u64 {
 /// JSON string (`"`, `\\` or a control character below 0x20), or
 /// `b.len()`.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "at and i only advance over bytes of b, plus a lane index below 16"
+)]
 pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
     let Some(rest) = b.get(i..) else {
         return b.len();
@@ -75,6 +91,10 @@ struct Escape {
 }
 
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "each subtraction is inside the range its arm matched"
+)]
 fn hex_val(c: u8) -> Option<u32> {
     match c {
         b'0'..=b'9' => Some(u32::from(c - b'0')),
@@ -133,6 +153,10 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a byte just seen"
+    )]
     pub fn ws(&mut self) {
         while let Some(&c) = self.b.get(self.pos) {
             if c > b' ' || !(c == b' ' || c == b'\n' || c == b'\r' || c == b'\t') {
@@ -144,6 +168,10 @@ impl<'a> Reader<'a> {
 
     /// Skip whitespace, then consume `byte` or fail with `context`.
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a byte just seen"
+    )]
     pub fn expect(&mut self, byte: u8, context: &'static str) -> Result<(), DecodeError> {
         self.ws();
         if self.peek() == Some(byte) {
@@ -157,6 +185,10 @@ impl<'a> Reader<'a> {
     /// After a member or element: skip whitespace, consume `,` (returns
     /// true) or `close` (returns false).
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a byte just seen"
+    )]
     pub fn comma_or(&mut self, close: u8, context: &'static str) -> Result<bool, DecodeError> {
         self.ws();
         match self.peek() {
@@ -173,6 +205,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Decode the escape at `at` (which holds the backslash).
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "at is a backslash's offset, at most b.len() <= isize::MAX, plus at most 12; d is the 4 bytes at + 2..at + 6; the surrogate arithmetic runs on values checked to be in D800..DC00 and DC00..E000"
+    )]
     fn escape(&self, at: usize) -> Result<Escape, DecodeError> {
         let b = self.b;
         let Some(&c) = b.get(at + 1) else {
@@ -261,6 +298,10 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "at + i with i < 4, at an input offset"
+    )]
     fn hex4(&self, at: usize) -> Result<u32, DecodeError> {
         let mut v = 0u32;
         for i in 0..4 {
@@ -289,6 +330,10 @@ impl<'a> Reader<'a> {
 
     /// Read a string; `pos` must be at its opening quote (checked).
     #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "a quote was peeked at start < b.len(); end <= b.len()"
+    )]
     pub fn string(&mut self, alloc: &BoundedAlloc<'a>) -> Result<&'a str, DecodeError> {
         let start = self.pos;
         if self.peek() == Some(b'"') {
@@ -305,6 +350,10 @@ impl<'a> Reader<'a> {
     /// Not a plain string: escapes, or an error.
     #[cold]
     #[inline(never)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "a quote was peeked at start < b.len()"
+    )]
     fn string_slow(&mut self, alloc: &BoundedAlloc<'a>) -> Result<&'a str, DecodeError> {
         let start = self.pos;
         if self.peek() != Some(b'"') {
@@ -321,6 +370,10 @@ impl<'a> Reader<'a> {
     /// here, with no whitespace; `None` for anything else (the caller then
     /// takes the general path).
     #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past a byte just seen"
+    )]
     pub fn tight_sep(&mut self, close: u8) -> Option<bool> {
         match self.b.get(self.pos) {
             Some(b',') => {
@@ -339,6 +392,10 @@ impl<'a> Reader<'a> {
     /// once to find its end (and check every escape), then decode it into
     /// the arena with exact capacity.
     #[inline(never)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "the closing quote at end follows the opening one at start, and each escape removes fewer bytes than it takes: removed <= end - start - 1; stop + e.len stays within the walked string"
+    )]
     fn escaped_string(
         &mut self,
         start: usize,
@@ -368,6 +425,10 @@ impl<'a> Reader<'a> {
     /// From an escape at `i` inside a string: the closing quote's offset,
     /// how many bytes decoding removes and whether every escape is
     /// canonical.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "an escape takes 2..=12 input bytes and decodes to fewer: e.len - len_utf8 >= 0, and i stays within the input"
+    )]
     fn walk_escaped(&self, mut i: usize) -> Result<(usize, usize, bool), DecodeError> {
         let mut removed = 0usize;
         let mut canonical = true;
@@ -387,6 +448,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Skip a string (validating its escapes); `pos` at the opening quote.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos is at a peeked quote; i advances over escapes read within the input"
+    )]
     pub fn skip_string(&mut self) -> Result<(), DecodeError> {
         if self.peek() != Some(b'"') {
             return Err(self.err("expected a string"));
@@ -408,6 +473,11 @@ impl<'a> Reader<'a> {
     /// A non-negative integer that fits `u64`; `what` names the member for
     /// errors.
     #[inline]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "b[start] is the digit matched above; i advances over input digits; c - b'0' on a digit"
+    )]
     pub fn u64(&mut self, what: &'static str) -> Result<u64, DecodeError> {
         let start = self.pos;
         let b = self.b;
@@ -453,6 +523,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Skip any JSON number (grammar-checked).
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "b[i] is the first of n >= 1 digits just found; i advances over input bytes"
+    )]
     fn skip_number(&mut self) -> Result<(), DecodeError> {
         let b = self.b;
         let mut i = self.pos;
@@ -500,6 +575,11 @@ impl<'a> Reader<'a> {
     }
 
     /// `true` or `false`.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "pos <= b.len(), so b[pos..] exists; pos moves past the literal just matched"
+    )]
     pub fn bool(&mut self) -> Result<bool, DecodeError> {
         if self.b[self.pos..].starts_with(b"true") {
             self.pos += 4;
@@ -515,6 +595,11 @@ impl<'a> Reader<'a> {
     /// Skip one value of any type. `depth` is the depth of the value
     /// itself; containers inside it count on from there. No recursion:
     /// a bit per open container says whether it is an object.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "open < limit <= 1024, so open / 64 < 16 indexes the 16-word is_obj; depth is at most 2 (the callers'); pos moves past peeked bytes and literals matched at at <= b.len()"
+    )]
     pub fn skip_value(&mut self, depth: u32, max_depth: u32) -> Result<(), DecodeError> {
         const MAX_TRACKED: u32 = 1024;
         let mut is_obj = [0u64; (MAX_TRACKED / 64) as usize];
@@ -584,6 +669,13 @@ impl<'a> Reader<'a> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "tests index known vectors"
+)]
 mod tests {
     use super::*;
 

@@ -1,3 +1,11 @@
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 use crate::DecodeError;
 
 /// A forward-only cursor over input bytes whose every read is bounds-checked
@@ -35,7 +43,7 @@ impl<'a> ByteReader<'a> {
     /// Bytes not yet read.
     #[inline]
     pub fn remaining(&self) -> usize {
-        self.input.len() - self.pos
+        self.input.len().saturating_sub(self.pos)
     }
 
     /// True once every byte is read.
@@ -60,7 +68,13 @@ impl<'a> ByteReader<'a> {
     pub fn u8(&mut self) -> Result<u8, DecodeError> {
         match self.input.get(self.pos) {
             Some(&b) => {
-                self.pos += 1;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "the byte at pos exists, so pos + 1 <= input.len() <= isize::MAX"
+                )]
+                {
+                    self.pos += 1;
+                }
                 Ok(b)
             }
             None => Err(self.eof()),
@@ -99,7 +113,13 @@ impl<'a> ByteReader<'a> {
     pub fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         match self.input.get(self.pos..).and_then(|rest| rest.get(..len)) {
             Some(bytes) => {
-                self.pos += len;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[pos..pos + len] exists, so pos + len <= input.len()"
+                )]
+                {
+                    self.pos += len;
+                }
                 Ok(bytes)
             }
             None => Err(self.eof()),

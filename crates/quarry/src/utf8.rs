@@ -1,4 +1,12 @@
 //! Text validation tuned for the short strings wire formats are made of.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 /// `bytes` as `&str`, or `None` when it is not UTF-8.
 ///
