@@ -2,7 +2,7 @@
 //! queues and other tasks.
 
 use quarry::bytes::Bytes;
-use quarry::{Arena, DecodeError, MessageArena, Owned, ViewFamily};
+use quarry::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
 
 use crate::{ClientMessage, Decoder, Event, Message, RelayMessage};
 
@@ -11,7 +11,9 @@ struct MessageRoot;
 
 impl ViewFamily for MessageRoot {
     type View<'a> = Message<'a>;
+}
 
+impl Covariant for MessageRoot {
     fn shorten<'long: 'short, 'short>(view: Message<'long>) -> Message<'short> {
         view
     }

@@ -2,7 +2,7 @@
 //! tasks.
 
 use quarry::bytes::Bytes;
-use quarry::{Arena, DecodeError, MessageArena, Owned, ViewFamily};
+use quarry::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
 
 use crate::{Decoder, Node};
 
@@ -11,7 +11,9 @@ struct NodeRoot;
 
 impl ViewFamily for NodeRoot {
     type View<'a> = Node<'a>;
+}
 
+impl Covariant for NodeRoot {
     fn shorten<'long: 'short, 'short>(view: Node<'long>) -> Node<'short> {
         view
     }

@@ -36,7 +36,7 @@ pub use byte_reader::ByteReader;
 pub use error::DecodeError;
 pub use handle::Id;
 pub use options::DecodeOptions;
-pub use owned::{MessageArena, Owned, ViewFamily};
+pub use owned::{Covariant, MessageArena, Owned, ViewFamily};
 pub use pool::{ArenaPool, ArenaPoolBuilder, PoolStats, PooledArena};
 
 /// The shared byte buffer owned messages keep their input in, re-exported

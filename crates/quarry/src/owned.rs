@@ -22,17 +22,19 @@ use crate::{Arena, PooledArena};
 /// A family of view types, one per arena lifetime: the root type an
 /// [`Owned`] holds. Implemented by a zero-sized marker per view type.
 ///
-/// [`shorten`](Self::shorten) must be the identity; writing it as `v` only
-/// compiles when the view is covariant in its lifetime, which is what lets
-/// [`Owned::get`] hand a view out for the borrow of `&self`.
+/// Views covariant in their lifetime (most are) also implement
+/// [`Covariant`], which gives [`Owned::get`]; any family can be read
+/// through [`Owned::with`].
 ///
 /// ```
-/// use quarry::ViewFamily;
+/// use quarry::{Covariant, ViewFamily};
 ///
 /// /// Views of a decoded text.
 /// struct Text;
 /// impl ViewFamily for Text {
 ///     type View<'a> = &'a str;
+/// }
+/// impl Covariant for Text {
 ///     fn shorten<'long: 'short, 'short>(view: &'long str) -> &'short str {
 ///         view
 ///     }
@@ -42,7 +44,17 @@ pub trait ViewFamily: 'static {
     /// The view for arena and input lifetime `'a`. `Copy`, so it has no
     /// drop code that could run after the arena is gone.
     type View<'a>: Copy;
+}
 
+/// A [`ViewFamily`] whose views are covariant in their lifetime, so a view
+/// of a long-lived arena may be handed out for a shorter borrow.
+///
+/// [`shorten`](Self::shorten) must be the identity; writing it as `view`
+/// only compiles when the view is covariant, which is what lets
+/// [`Owned::get`] hand a view out for the borrow of `&self`. A family whose
+/// views are invariant (they hold `&'a mut` to something with `'a` in it)
+/// cannot implement this and is read through [`Owned::with`] instead.
+pub trait Covariant: ViewFamily {
     /// The same view for a shorter lifetime (the identity).
     fn shorten<'long: 'short, 'short>(view: Self::View<'long>) -> Self::View<'short>;
 }
@@ -120,11 +132,13 @@ impl From<PooledArena> for MessageArena {
 ///
 /// ```
 /// use bytes::Bytes;
-/// use quarry::{MessageArena, Owned, ViewFamily};
+/// use quarry::{Covariant, MessageArena, Owned, ViewFamily};
 ///
 /// struct Words;
 /// impl ViewFamily for Words {
 ///     type View<'a> = &'a [&'a str];
+/// }
+/// impl Covariant for Words {
 ///     fn shorten<'long: 'short, 'short>(v: &'long [&'long str]) -> &'short [&'short str] {
 ///         v
 ///     }
@@ -193,7 +207,6 @@ impl<F: ViewFamily> Owned<F> {
     /// struct Text;
     /// impl ViewFamily for Text {
     ///     type View<'a> = &'a str;
-    ///     fn shorten<'long: 'short, 'short>(v: &'long str) -> &'short str { v }
     /// }
     ///
     /// let bad = Owned::<Text>::try_new(Bytes::from_static(b"\xff"), MessageArena::new(), |_, b| {
@@ -223,7 +236,9 @@ impl<F: ViewFamily> Owned<F> {
         // - `decode` is generic over `'a`, so the only place a borrow can
         //   leave it is the returned view (the error type does not depend
         //   on `'a`). That view is stored in `root` and leaves `Owned` only
-        //   through `get`, shortened to the borrow of `&self`.
+        //   through `get`, shortened to the borrow of `&self` (covariant
+        //   views only), or through `with`, into a closure generic over the
+        //   view's lifetime that cannot keep it.
         // - `F::View` is `Copy`, so dropping `root` runs no code.
         // - Both the arena and the root sit in `Unaliased`, so moving
         //   `Owned` (or dropping it by value) asserts nothing about the
@@ -238,9 +253,35 @@ impl<F: ViewFamily> Owned<F> {
         Ok(Self { root, arena, input })
     }
 
-    /// The root view, borrowing `self`.
-    pub fn get(&self) -> F::View<'_> {
-        F::shorten(*self.root.get())
+    /// Call `f` with the root view. Works for every family, including
+    /// views invariant in their lifetime: `f` must accept a view of any
+    /// lifetime, so the view cannot leave it (the result does not depend
+    /// on the view's lifetime).
+    ///
+    /// ```
+    /// use std::cell::Cell;
+    /// use bytes::Bytes;
+    /// use quarry::{MessageArena, Owned, ViewFamily};
+    ///
+    /// /// Invariant in `'a`: `&'a mut` to something holding `'a`.
+    /// struct Slots;
+    /// impl ViewFamily for Slots {
+    ///     type View<'a> = &'a [Cell<&'a str>];
+    /// }
+    ///
+    /// let msg = Owned::<Slots>::try_new(Bytes::from_static(b"a b"), MessageArena::new(), |arena, b| {
+    ///     let text = std::str::from_utf8(b).map_err(|_| ())?;
+    ///     let cells: Vec<Cell<&str>> = text.split(' ').map(Cell::new).collect();
+    ///     Ok::<_, ()>(&*arena.bump().alloc_slice_fill_iter(cells))
+    /// })
+    /// .unwrap();
+    /// assert_eq!(msg.with(|cells| cells.len()), 2);
+    /// assert_eq!(msg.with(|cells| cells[1].get().to_owned()), "b");
+    /// ```
+    pub fn with<R>(&self, f: impl for<'a> FnOnce(F::View<'a>) -> R) -> R {
+        // `f` is generic over the view's lifetime, so handing it the stored
+        // view (lifetime erased) lets nothing out: see `try_new`.
+        f(*self.root.get())
     }
 
     /// The input bytes the message was decoded from (cloning the returned
@@ -257,11 +298,13 @@ impl<F: ViewFamily> Owned<F> {
     ///
     /// ```
     /// use bytes::Bytes;
-    /// use quarry::{MessageArena, Owned, ViewFamily};
+    /// use quarry::{Covariant, MessageArena, Owned, ViewFamily};
     ///
     /// struct Raw;
     /// impl ViewFamily for Raw {
     ///     type View<'a> = (&'a [u8], &'a [u8]);
+    /// }
+    /// impl Covariant for Raw {
     ///     fn shorten<'long: 'short, 'short>(v: (&'long [u8], &'long [u8])) -> (&'short [u8], &'short [u8]) { v }
     /// }
     ///
@@ -301,7 +344,14 @@ impl<F: ViewFamily> Owned<F> {
     }
 }
 
-impl<F: ViewFamily> fmt::Debug for Owned<F>
+impl<F: Covariant> Owned<F> {
+    /// The root view, borrowing `self`.
+    pub fn get(&self) -> F::View<'_> {
+        F::shorten(*self.root.get())
+    }
+}
+
+impl<F: Covariant> fmt::Debug for Owned<F>
 where
     for<'a> F::View<'a>: fmt::Debug,
 {

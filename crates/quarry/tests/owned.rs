@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use quarry::bytes::Bytes;
-use quarry::{Arena, ArenaPool, MessageArena, Owned, ViewFamily};
+use quarry::{Arena, ArenaPool, Covariant, MessageArena, Owned, ViewFamily};
 
 /// Live heap bytes allocated or freed by tracked threads: the message is
 /// freed on another thread, so the count is global, but the test harness's
@@ -60,6 +60,8 @@ struct Pairs<'a> {
 struct PairsFamily;
 impl ViewFamily for PairsFamily {
     type View<'a> = Pairs<'a>;
+}
+impl Covariant for PairsFamily {
     fn shorten<'long: 'short, 'short>(view: Pairs<'long>) -> Pairs<'short> {
         view
     }
@@ -203,6 +205,8 @@ fn expected_pairs(bytes: &[u8]) -> Snapshot {
 struct ArenaAndCopy;
 impl ViewFamily for ArenaAndCopy {
     type View<'a> = (&'a Arena, &'a [u8]);
+}
+impl Covariant for ArenaAndCopy {
     fn shorten<'long: 'short, 'short>(
         v: (&'long Arena, &'long [u8]),
     ) -> (&'short Arena, &'short [u8]) {
@@ -235,4 +239,55 @@ fn a_view_of_the_arena_itself_survives_moves() {
         assert_eq!(pass(msg).into_bytes(), &[1u8, 2, 3][..]);
     }
     assert_eq!(pool.stats().pooled, 1);
+}
+
+/// A view invariant in its lifetime, shaped like a protobuf record: shared
+/// slots, each holding a `&'a mut` list of `&'a str` the decoder filled.
+struct ListSlot<'a> {
+    words: &'a mut [&'a str],
+}
+
+struct Lists;
+impl ViewFamily for Lists {
+    type View<'a> = &'a [ListSlot<'a>];
+}
+
+fn decode_lists<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<&'a [ListSlot<'a>], usize> {
+    let text = std::str::from_utf8(input).map_err(|e| e.valid_up_to())?;
+    let bump = arena.bump();
+    let slots: Vec<ListSlot<'a>> = text
+        .split(';')
+        .map(|part| {
+            let words: Vec<&'a str> = part.split(',').collect();
+            ListSlot {
+                words: bump.alloc_slice_copy(&words),
+            }
+        })
+        .collect();
+    Ok(bump.alloc_slice_fill_iter(slots))
+}
+
+#[test]
+fn an_invariant_view_is_read_through_with_after_moving_threads() {
+    let input = Bytes::from(String::from("a,b;c;d,e,f"));
+    let expect = vec![vec!["a", "b"], vec!["c"], vec!["d", "e", "f"]];
+    let pool = ArenaPool::new();
+    let msg = Owned::<Lists>::try_new(input.clone(), pool.get(), decode_lists).unwrap();
+    let read = |msg: &Owned<Lists>| {
+        msg.with(|slots| {
+            slots
+                .iter()
+                .map(|s| s.words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(read(&msg), expect);
+    let msg = std::thread::spawn(move || pass(msg)).join().unwrap();
+    assert_eq!(read(&msg), expect);
+    // The words still borrow from the input: zero-copy slices.
+    let first = msg.with(|slots| msg.slice_bytes(slots[0].words[0].as_bytes()));
+    assert_eq!(first.as_ptr(), input.as_ptr());
+    assert_eq!(pool.stats().checked_out, 1);
+    drop(msg);
+    assert_eq!(pool.stats().checked_out, 0);
 }
