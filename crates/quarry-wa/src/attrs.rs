@@ -1,5 +1,13 @@
 //! A typed attribute reader that collects errors instead of stopping at the
 //! first, the way protocol handlers read a stanza's attributes.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use std::borrow::Cow;
 
@@ -26,7 +34,11 @@ pub enum AttrError {
 
 /// All the attribute errors one reader collected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{} attribute error(s), first: {}", .0.len(), .0[0])]
+#[error(
+    "{} attribute error(s), first: {}",
+    .0.len(),
+    .0.first().map(ToString::to_string).unwrap_or_default()
+)]
 pub struct AttrErrors(pub Vec<AttrError>);
 
 /// Reads typed attributes and collects every failure; check with

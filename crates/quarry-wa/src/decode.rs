@@ -1,5 +1,13 @@
 //! The decode loop: one pass over the node bytes, an explicit stack instead
 //! of recursion, every record written into the arena.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use quarry::bumpalo::Bump;
 use quarry::bumpalo::collections::Vec as ArenaVec;
@@ -216,7 +224,9 @@ enum Slot {
 
 impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn run(&mut self, options: &DecodeOptions) -> R<Node<'a>> {
-        let max_depth = options.max_depth as usize;
+        // A child list may be pushed while the stack holds fewer ancestors
+        // than this (the root is depth 0).
+        let max_stack = (options.max_depth as usize).saturating_sub(1);
         // The frame being filled lives in `cur`; `stack` holds its
         // ancestors. The stack is only allocated when a child list
         // appears, and grows by doubling (each growth charged to the
@@ -232,14 +242,20 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         };
         loop {
             if let Some(slot) = cur.slots.get_mut(cur.next) {
-                cur.next += 1;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "slot `next` exists, so next + 1 <= slots.len()"
+                )]
+                {
+                    cur.next += 1;
+                }
                 // This slot's three bytes are no longer promised: they are
                 // being read now.
                 self.pending = self.pending.saturating_sub(MIN_NODE_BYTES);
                 let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
-                    if stack.len() + 1 >= max_depth {
+                    if stack.len() >= max_stack {
                         let offset = self.pos;
                         return Err(self.fail(DecodeError::DepthLimit {
                             offset,
@@ -247,14 +263,25 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         }));
                     }
                     self.count_items(pending_children, start)?;
+                    #[expect(
+                        clippy::arithmetic_side_effects,
+                        reason = "a child count is at most 65535 (LIST_16), times a 56-byte record"
+                    )]
                     self.charge(pending_children * NODE, start)?;
                     let slots = self
                         .bump
                         .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY);
                     if stack.len() == stack.capacity() {
-                        let grown = (stack.capacity() * 2).max(INITIAL_STACK);
-                        self.charge(grown * FRAME, start)?;
-                        stack.reserve_exact(grown - stack.len());
+                        // The stack holds fewer than max_depth (a u32) frames,
+                        // so its doubled capacity times a 24-byte frame fits,
+                        // and grown > capacity == len.
+                        #[expect(clippy::arithmetic_side_effects, reason = "see above")]
+                        let (grown, bytes) = {
+                            let grown = (stack.capacity() * 2).max(INITIAL_STACK);
+                            (grown, grown * FRAME)
+                        };
+                        self.charge(bytes, start)?;
+                        stack.reserve_exact(grown.saturating_sub(stack.len()));
                     }
                     let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
                     stack.push(parent);
@@ -273,7 +300,8 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     }
                     None => {
                         if self.pos != self.input.len() {
-                            let (offset, count) = (self.pos, self.input.len() - self.pos);
+                            let (offset, count) =
+                                (self.pos, self.input.len().saturating_sub(self.pos));
                             return Err(self.fail(DecodeError::TrailingBytes { offset, count }));
                         }
                         return match done.first() {
@@ -317,7 +345,13 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn u8(&mut self) -> R<u8> {
         match self.input.get(self.pos) {
             Some(&b) => {
-                self.pos += 1;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "the byte at pos exists, so pos + 1 <= input.len()"
+                )]
+                {
+                    self.pos += 1;
+                }
                 Ok(b)
             }
             None => Err(self.eof()),
@@ -328,8 +362,36 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn take(&mut self, len: usize) -> R<&'a [u8]> {
         match self.input.get(self.pos..).and_then(|rest| rest.get(..len)) {
             Some(bytes) => {
-                self.pos += len;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[pos..pos + len] exists, so pos + len <= input.len()"
+                )]
+                {
+                    self.pos += len;
+                }
                 Ok(bytes)
+            }
+            None => Err(self.eof()),
+        }
+    }
+
+    /// The next `N` bytes as an array.
+    #[inline(always)]
+    fn array<const N: usize>(&mut self) -> R<[u8; N]> {
+        match self
+            .input
+            .get(self.pos..)
+            .and_then(<[u8]>::first_chunk::<N>)
+        {
+            Some(bytes) => {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[pos..pos + N] exists, so pos + N <= input.len()"
+                )]
+                {
+                    self.pos += N;
+                }
+                Ok(*bytes)
             }
             None => Err(self.eof()),
         }
@@ -337,8 +399,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
 
     #[inline(always)]
     fn u16_be(&mut self) -> R<u16> {
-        let b = self.take(2)?;
-        Ok(u16::from_be_bytes([b[0], b[1]]))
+        self.array::<2>().map(u16::from_be_bytes)
     }
 
     /// Input bytes not yet read and not promised to child slots already
@@ -347,6 +408,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     /// is what bounds the arena by the input length.
     #[inline(always)]
     fn unpromised(&self) -> usize {
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "pos <= input.len(): every read checks the bytes exist first"
+        )]
         (self.input.len() - self.pos).saturating_sub(self.pending)
     }
 
@@ -410,6 +475,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             }));
         }
         slot.tag = self.read_required_text(Slot::Tag)?;
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "size >= 1: size 0 was rejected above"
+        )]
         let attr_count = (size - 1) / 2;
         if attr_count > 0 {
             // Each attribute takes at least two bytes: a lying count fails
@@ -418,6 +487,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 return Err(self.eof_at_end());
             }
             self.count_items(attr_count, start)?;
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "at most 32767 attributes (LIST_16), times a 40-byte record"
+            )]
             self.charge(attr_count * ATTR, start)?;
             let bump = self.bump;
             slot.attrs = bump.alloc_slice_try_fill_with(attr_count, |_| self.read_attr())?;
@@ -438,7 +511,13 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 if count > self.unpromised() / MIN_NODE_BYTES {
                     return Err(self.eof_at_end());
                 }
-                self.pending += count * MIN_NODE_BYTES;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "3 * count <= unpromised() (checked above), so pending stays <= input.len()"
+                )]
+                {
+                    self.pending += count * MIN_NODE_BYTES;
+                }
                 if count == 0 {
                     slot.content = Content::Nodes(Children { recs: &[] });
                 }
@@ -473,13 +552,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let len = match byte {
             BINARY_8 => usize::from(self.u8()?),
             BINARY_20 => {
-                let b = self.take(3)?;
-                (usize::from(b[0] & 0x0F) << 16) | (usize::from(b[1]) << 8) | usize::from(b[2])
+                let [b0, b1, b2] = self.array::<3>()?;
+                (usize::from(b0 & 0x0F) << 16) | (usize::from(b1) << 8) | usize::from(b2)
             }
-            _ => {
-                let b = self.take(4)?;
-                u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize
-            }
+            _ => u32::from_be_bytes(self.array::<4>()?) as usize,
         };
         self.take(len)
     }
@@ -491,6 +567,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let byte = self.u8()?;
         // Tokens are what tags and keys are nearly always made of.
         if let 1..=235 = byte {
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "byte is in 1..=235 and the table has 236 entries"
+            )]
             return Ok(self.single[usize::from(byte)]);
         }
         match self.read_text_tagged(byte, slot)? {
@@ -503,7 +583,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[cold]
     #[inline(never)]
     fn missing_text(&mut self, slot: Slot) -> Fail {
-        let offset = self.pos() - 1;
+        let offset = self.pos().saturating_sub(1);
         self.fail(DecodeError::Malformed {
             offset,
             what: match slot {
@@ -521,18 +601,27 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn read_text_tagged(&mut self, byte: u8, slot: Slot) -> R<Option<&'a str>> {
         match byte {
             LIST_EMPTY => Ok(None),
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "byte is in 1..=235 and the table has 236 entries"
+            )]
             1..=235 => Ok(Some(self.single[usize::from(byte)])),
             DICTIONARY_0..=DICTIONARY_3 => {
                 let index = self.u8()?;
-                let table = &self.double[usize::from(byte - DICTIONARY_0)];
-                Ok(Some(table[usize::from(index)]))
+                #[expect(
+                    clippy::indexing_slicing,
+                    clippy::arithmetic_side_effects,
+                    reason = "byte is in 236..=239: four tables of 256 entries, any u8 index"
+                )]
+                let text = self.double[usize::from(byte - DICTIONARY_0)][usize::from(index)];
+                Ok(Some(text))
             }
             BINARY_8 | BINARY_20 | BINARY_32 => {
                 let bytes = self.read_binary(byte)?;
                 match quarry::utf8::to_str(bytes) {
                     Some(text) => Ok(Some(text)),
                     None => {
-                        let offset = self.pos() - bytes.len();
+                        let offset = self.pos().saturating_sub(bytes.len());
                         Err(self.fail(DecodeError::InvalidUtf8 { offset }))
                     }
                 }
@@ -575,11 +664,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let pairs = self.bump.alloc_slice_fill_copy(len, [0u8; 2]);
         if packed::expand(nibble, bytes, pairs) {
             let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
-            return Err(self.invalid_nibble(start + i));
+            return Err(self.invalid_nibble(start.saturating_add(i)));
         }
         let chars = pairs.as_flattened();
         let chars = chars
-            .get(..chars.len() - usize::from(odd))
+            .get(..chars.len().saturating_sub(usize::from(odd)))
             .unwrap_or_default();
         Ok(packed::ascii_text(chars))
     }
@@ -596,11 +685,15 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let mut pairs = [[0u8; 2]; N];
         if packed::expand(nibble, bytes, &mut pairs) {
             let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
-            return Err(self.invalid_nibble(start + i));
+            return Err(self.invalid_nibble(start.saturating_add(i)));
         }
-        self.charge(2 * N, start)?;
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "N <= 16; 2 <= bytes.len() <= N (one-byte strings never get here)"
+        )]
+        let (size, len) = (2 * N, 2 * bytes.len() - usize::from(odd));
+        self.charge(size, start)?;
         let pairs: &'a [[u8; 2]; N] = self.bump.alloc(pairs);
-        let len = 2 * bytes.len() - usize::from(odd);
         Ok(packed::ascii_text(
             pairs.as_flattened().get(..len).unwrap_or_default(),
         ))
@@ -610,7 +703,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[cold]
     #[inline(never)]
     fn unexpected_string_byte(&mut self, byte: u8) -> Fail {
-        let offset = self.pos() - 1;
+        let offset = self.pos().saturating_sub(1);
         self.fail(DecodeError::UnexpectedByte {
             offset,
             byte,
@@ -631,7 +724,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[cold]
     #[inline(never)]
     fn read_jid_text(&mut self, byte: u8, slot: Slot) -> R<&'a str> {
-        let at = self.pos() - 1;
+        let at = self.pos().saturating_sub(1);
         if matches!(slot, Slot::JidUser | Slot::JidServer) {
             return Err(self.fail(DecodeError::Malformed {
                 offset: at,
@@ -651,12 +744,22 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     /// A JID whose tag byte `byte` was just read.
     #[inline(never)]
     fn read_jid(&mut self, byte: u8) -> R<Jid<'a>> {
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "the JID's tag byte was just read, so pos >= 1"
+        )]
         let at = self.pos() - 1;
         match byte {
             JID_PAIR => {
                 // An absent user (LIST_EMPTY) is the empty user.
                 let user = if self.input.get(self.pos) == Some(&LIST_EMPTY) {
-                    self.pos += 1;
+                    #[expect(
+                        clippy::arithmetic_side_effects,
+                        reason = "the byte at pos exists, so pos + 1 <= input.len()"
+                    )]
+                    {
+                        self.pos += 1;
+                    }
                     JidUser::text("")
                 } else {
                     self.read_jid_user_any()?
@@ -672,10 +775,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     0 => Server::Pn,
                     1 => Server::Lid,
                     129 => Server::HostedLid,
-                    d if d & 0x80 != 0 && d % 2 == 0 => Server::Hosted,
+                    d if d & 0x81 == 0x80 => Server::Hosted,
                     _ => {
                         return Err(self.fail(DecodeError::Malformed {
-                            offset: at + 1,
+                            offset: at.saturating_add(1),
                             what: "invalid AD_JID domain",
                         }));
                     }
@@ -732,7 +835,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let nibble = byte == NIBBLE_8;
         if nibble && !packed::nibbles_valid_at(self.input, start, bytes.len()) {
             let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
-            return Err(self.invalid_nibble(start + i));
+            return Err(self.invalid_nibble(start.saturating_add(i)));
         }
         Ok(JidUser::packed(bytes, nibble, header >> 7 == 1))
     }

@@ -1,5 +1,13 @@
 //! Frames: the flags byte in front of node bytes, and zlib-compressed
 //! bodies inflated into the arena.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
@@ -87,9 +95,14 @@ fn inflate<'a>(
     loop {
         let rest = body.get(read_total..).unwrap_or_default();
         let (status, read, written) = decompress(state, rest, &mut out, written_total, flags);
-        read_total += read;
-        written_total += written;
-        let at = 1 + read_total;
+        // The inflater reports what it took from `rest` and wrote into
+        // `out`: the totals stay within body.len() and out.len().
+        #[expect(clippy::arithmetic_side_effects, reason = "see above")]
+        let at = {
+            read_total += read;
+            written_total += written;
+            1 + read_total
+        };
         match status {
             TINFLStatus::Done => break,
             TINFLStatus::HasMoreOutput => {
@@ -97,7 +110,7 @@ fn inflate<'a>(
                     return Err(DecodeError::InflatedLimit { offset: at, limit });
                 }
                 let grown = capacity.saturating_mul(2).min(limit);
-                alloc.charge(grown - capacity, at)?;
+                alloc.charge(grown.saturating_sub(capacity), at)?;
                 // Growing the most recent allocation: bumpalo extends it
                 // within the chunk when there is room, and the budget
                 // charged above bounds it either way.
@@ -126,8 +139,8 @@ fn inflate<'a>(
     }
     if read_total != body.len() {
         return Err(DecodeError::TrailingBytes {
-            offset: 1 + read_total,
-            count: body.len() - read_total,
+            offset: read_total.saturating_add(1),
+            count: body.len().saturating_sub(read_total),
         });
     }
     out.truncate(written_total);

@@ -1,4 +1,12 @@
 //! JIDs (WhatsApp addresses) as structured views that render only when asked.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use std::borrow::Cow;
 use std::fmt;
@@ -208,6 +216,11 @@ impl<'a> Jid<'a> {
     /// assert_eq!(Jid::new("12", Server::Pn).with_device(10).rendered_len(), "12:10@s.whatsapp.net".len());
     /// assert_eq!(Jid::new("", Server::Group).rendered_len(), 4);
     /// ```
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "a user is at most 254 characters (127 packed bytes) or an input slice, a server \
+                  name 14, a number 5 digits"
+    )]
     pub fn rendered_len(&self) -> usize {
         let user = self.user();
         if user.is_empty() {
@@ -224,6 +237,10 @@ impl<'a> Jid<'a> {
     }
 }
 
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "n only shrinks; len counts at most 10 digits"
+)]
 pub(crate) fn decimal_len(mut n: u32) -> usize {
     let mut len = 1;
     while n >= 10 {
@@ -234,13 +251,17 @@ pub(crate) fn decimal_len(mut n: u32) -> usize {
 }
 
 fn write_decimal(n: u32, out: &mut [u8; 10]) -> &[u8] {
+    // A u32 has at most 10 digits: `len` never exceeds `out`.
     let len = decimal_len(n);
     let mut n = n;
-    for slot in out[..len].iter_mut().rev() {
-        *slot = b'0' + (n % 10) as u8;
+    for slot in out.get_mut(..len).unwrap_or_default().iter_mut().rev() {
+        #[expect(clippy::arithmetic_side_effects, reason = "a digit is below 10")]
+        {
+            *slot = b'0' + (n % 10) as u8;
+        }
         n /= 10;
     }
-    &out[..len]
+    out.get(..len).unwrap_or_default()
 }
 
 impl fmt::Display for Jid<'_> {
@@ -325,12 +346,13 @@ impl PartialEq<Jid<'_>> for &str {
 /// Write the rendered form of `jid` into `out`, which must be exactly
 /// [`Jid::rendered_len`] long.
 pub(crate) fn render_into(jid: &Jid<'_>, out: &mut [u8]) {
-    let mut at = 0;
+    let mut at = 0usize;
     let mut put = |piece: &[u8]| {
-        if let Some(slot) = out.get_mut(at..at + piece.len()) {
+        let end = at.saturating_add(piece.len());
+        if let Some(slot) = out.get_mut(at..end) {
             slot.copy_from_slice(piece);
         }
-        at += piece.len();
+        at = end;
     };
     let user = jid.user();
     if user.is_empty() {
@@ -437,7 +459,12 @@ impl<'a> JidUser<'a> {
     pub fn len(self) -> usize {
         match self.form {
             UserForm::Text => self.bytes.len(),
-            UserForm::Nibble { odd } | UserForm::Hex { odd } => {
+            UserForm::Nibble { odd } | UserForm::Hex { odd } =>
+            {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "a packed user is at most 127 bytes (a 7-bit length)"
+                )]
                 (2 * self.bytes.len()).saturating_sub(usize::from(odd))
             }
         }

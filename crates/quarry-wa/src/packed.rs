@@ -1,5 +1,13 @@
 //! Packed strings: NIBBLE_8 (digits, `-`, `.`) and HEX_8 (upper-case hex),
 //! two characters per byte, high nibble first.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 /// Character of a NIBBLE_8 nibble; 0 marks the invalid nibbles 12..=14.
 /// Nibble 15 is the pad: as a final dropped nibble it vanishes, anywhere
@@ -12,6 +20,11 @@ pub(crate) const INVALID: [u8; 2] = [0xFF, 0xFF];
 
 /// Both characters of every byte value, so expanding costs one load per
 /// byte instead of two lookups and two range checks.
+#[expect(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time, where an index out of range or an overflow fails the build"
+)]
 const fn pair_table(chars: &[u8; 16], check_nibbles: bool) -> [[u8; 2]; 256] {
     let mut table = [[0u8; 2]; 256];
     let mut byte = 0;
@@ -33,6 +46,11 @@ static HEX_PAIRS: [[u8; 2]; 256] = pair_table(&HEX_CHARS, false);
 /// Every one-byte expansion as text, for packed strings of a single byte:
 /// entry `b` is bytes `2b..2b + 2`. Invalid nibble bytes hold `??` and are
 /// never handed out.
+#[expect(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time, where an index out of range or an overflow fails the build"
+)]
 const fn text_table(pairs: &[[u8; 2]; 256]) -> [u8; 512] {
     let mut text = [0u8; 512];
     let mut byte = 0;
@@ -67,7 +85,10 @@ pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
     let table = if nibble { &NIBBLE_PAIRS } else { &HEX_PAIRS };
     let mut invalid = false;
     for (pair, &byte) in out.iter_mut().zip(packed) {
-        *pair = table[usize::from(byte)];
+        #[expect(clippy::indexing_slicing, reason = "a u8 indexes a 256-entry table")]
+        {
+            *pair = table[usize::from(byte)];
+        }
         invalid |= pair[0] == INVALID[0];
     }
     invalid
@@ -76,6 +97,7 @@ pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
 /// The pair of characters `byte` expands to ([`INVALID`] for a NIBBLE_8
 /// byte holding a nibble 12..=14).
 #[inline(always)]
+#[expect(clippy::indexing_slicing, reason = "a u8 indexes a 256-entry table")]
 pub(crate) fn pair(nibble: bool, byte: u8) -> [u8; 2] {
     if nibble {
         NIBBLE_PAIRS[usize::from(byte)]
@@ -88,12 +110,19 @@ pub(crate) fn pair(nibble: bool, byte: u8) -> [u8; 2] {
 /// its last character when `odd`; `None` for an invalid nibble byte.
 #[inline]
 pub(crate) fn one_byte(nibble: bool, byte: u8, odd: bool) -> Option<&'static str> {
-    if nibble && NIBBLE_PAIRS[usize::from(byte)] == INVALID {
+    if nibble && pair(true, byte) == INVALID {
         return None;
     }
     let table = if nibble { NIBBLE_TEXT } else { HEX_TEXT };
-    let start = 2 * usize::from(byte);
-    table.get(start..start + 2 - usize::from(odd))
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "start <= 510 (a u8 times two)"
+    )]
+    let (start, end) = {
+        let start = 2 * usize::from(byte);
+        (start, start + 2 - usize::from(odd))
+    };
+    table.get(start..end)
 }
 
 /// Expanded packed characters as text.
@@ -114,6 +143,10 @@ pub(crate) fn ascii_text(chars: &[u8]) -> &str {
 
 /// Compile-time proof that every character a valid pair can produce is
 /// ASCII.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
 const ALPHABETS_ARE_ASCII: () = {
     let mut i = 0;
     while i < 16 {
@@ -126,9 +159,7 @@ const _: () = ALPHABETS_ARE_ASCII;
 /// The index of the first byte of NIBBLE_8 data that holds a nibble
 /// 12..=14 (WhatsApp rejects those, even in the dropped pad position).
 pub(crate) fn first_invalid_nibble_byte(packed: &[u8]) -> Option<usize> {
-    packed
-        .iter()
-        .position(|&byte| NIBBLE_PAIRS[usize::from(byte)] == INVALID)
+    packed.iter().position(|&byte| pair(true, byte) == INVALID)
 }
 
 /// True if no nibble of the word (eight bytes of NIBBLE_8 data, little
@@ -156,7 +187,10 @@ pub(crate) fn nibbles_valid(packed: &[u8]) -> bool {
     }
     let mut word = [0u8; 8];
     let rest = chunks.remainder();
-    word[..rest.len()].copy_from_slice(rest);
+    // The remainder of chunks of 8 is shorter than 8.
+    if let Some(head) = word.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
     word_nibbles_valid(u64::from_le_bytes(word))
 }
 
@@ -168,6 +202,10 @@ pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
     if len <= 8
         && let Some(eight) = input.get(start..).and_then(|rest| rest.first_chunk::<8>())
     {
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "len <= 8 was checked just above"
+        )]
         let mask = u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
         return word_nibbles_valid(u64::from_le_bytes(*eight) & mask);
     }
@@ -205,6 +243,10 @@ pub(crate) fn packing_of(text: &str) -> Option<Packing> {
     }
 }
 
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "each subtraction is inside the range its arm matched"
+)]
 fn nibble_of(packing: Packing, c: u8) -> u8 {
     match (packing, c) {
         (_, b'0'..=b'9') => c - b'0',
@@ -222,13 +264,21 @@ pub(crate) fn pack_into(packing: Packing, text: &str, out: &mut Vec<u8>) {
     let odd = bytes.len() % 2 == 1;
     out.push(bytes.len().div_ceil(2) as u8 | if odd { 0x80 } else { 0 });
     for pair in bytes.chunks(2) {
-        let hi = nibble_of(packing, pair[0]);
+        // chunks(2) yields one or two bytes.
+        let hi = pair.first().map_or(15, |&c| nibble_of(packing, c));
         let lo = pair.get(1).map_or(15, |&c| nibble_of(packing, c));
         out.push(hi << 4 | lo);
     }
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "tests index known vectors"
+)]
 mod tests {
     use super::*;
 

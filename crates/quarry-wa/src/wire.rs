@@ -1,4 +1,12 @@
 //! Tag bytes of the binary node format (the first byte of every value).
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 /// Absent value, empty content, or a list of size 0.
 pub const LIST_EMPTY: u8 = 0;
