@@ -33,6 +33,7 @@
 mod decode;
 mod encode;
 pub mod json;
+mod owned_record;
 mod record;
 mod table;
 pub mod text;
@@ -44,6 +45,7 @@ pub use decode::{
     estimate_arena_bytes, max_arena_bytes,
 };
 pub use encode::{encode_to_vec, encoded_len};
+pub use owned_record::OwnedRecord;
 pub use quarry::{Arena, DecodeError, DecodeOptions};
 pub use record::{Messages, Record, Slot, UnknownField};
 pub use table::{
