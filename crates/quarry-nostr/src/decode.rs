@@ -27,10 +27,14 @@ use crate::reader::{Reader, find_special};
 /// than their wire length, and the event record is a constant. That makes
 /// `16/3 + 8/5 + 1 < 8`. Messages with filters (REQ, COUNT) store at most
 /// this much per input byte too, except that many tiny filters (`{},{},…`)
-/// can use up to ~75 bytes per input byte (a 112-byte record per 3-byte
-/// `{},`, grown by doubling);
-/// the decoder reserves [`max_arena_bytes`] up front, so only such messages
-/// can make a fresh arena allocate a second chunk.
+/// can use far more: a 112-byte record per 3-byte `{},`, in a table that
+/// grows by doubling. That is ~75 bytes per input byte when the table grows
+/// in place, and up to ~149 when something else is allocated between two
+/// growths (an escaped string), so every growth takes a new buffer; such
+/// messages stay within `150 x len + 1024` (docs/SECURITY.md, tested in
+/// `tests/limits_boundary.rs`). The decoder reserves [`max_arena_bytes`]
+/// up front, so only such messages can make a fresh arena allocate a second
+/// chunk.
 pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 8;
 /// See [`ARENA_BYTES_PER_INPUT_BYTE`].
 pub const ARENA_BYTES_CONST: usize = 512;
