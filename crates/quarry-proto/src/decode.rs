@@ -37,9 +37,9 @@ pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 16;
 
 /// Arena bytes one decode may write on top of
 /// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the spill of the frame
-/// stack past [`INLINE_FRAMES`] levels of nesting (two frames per level at
-/// most, for the doubling of the spill) is charged separately and counted
-/// here per level of `max_depth`; so is the counting scratch of messages
+/// stack past [`INLINE_FRAMES`] levels of nesting (four frames per level:
+/// the spill doubles as it grows and the buffers it outgrew stay in the
+/// arena) is charged separately and counted here per level of `max_depth`; so is the counting scratch of messages
 /// with more than [`INLINE_SCRATCH`] fields.
 pub const ARENA_BYTES_CONST: usize = 256;
 
@@ -56,7 +56,7 @@ pub const INLINE_SCRATCH: usize = 128;
 /// The arena bytes one decode of `input_len` bytes writes at most, for
 /// nesting within [`INLINE_FRAMES`] and messages counted in the inline
 /// scratch (see [`INLINE_SCRATCH`]). Deeper or wider messages add at most
-/// `2 * size_of(frame) * (max_depth - INLINE_FRAMES)` and `12` bytes per
+/// `4 * size_of(frame) * (max_depth - INLINE_FRAMES)` and `12` bytes per
 /// field of the widest message.
 ///
 /// ```
@@ -270,8 +270,11 @@ impl<'a> Stack<'a> {
         if self.len < INLINE_FRAMES {
             self.inline[self.len] = Some(frame);
         } else {
-            // Charged twice: the spill doubles as it grows.
-            alloc.charge(2 * size_of::<Frame<'a>>(), frame.pos)?;
+            // Charged four times: the spill doubles as it grows (capacity
+            // under 2 frames per push) and every buffer it outgrew stays in
+            // the arena (together less than the capacity again), so what is
+            // charged covers what is written and the arena cap holds.
+            alloc.charge(4 * size_of::<Frame<'a>>(), frame.pos)?;
             self.spill
                 .get_or_insert_with(|| ArenaVec::new_in(alloc.bump()))
                 .push(frame);
