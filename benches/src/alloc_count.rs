@@ -59,20 +59,47 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 }
 
-/// The counters at one moment.
-#[derive(Clone, Copy, Debug)]
-struct Snapshot {
-    allocations: usize,
-    requested: usize,
-    live: usize,
+/// The counters at one moment, or the difference between two moments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Heap allocations, a reallocation counting as one.
+    pub allocations: usize,
+    /// Bytes asked of the heap.
+    pub requested: usize,
+    /// Bytes live (allocated and not yet freed); in a difference, the
+    /// bytes that became live (saturating at 0 when more was freed).
+    pub live: usize,
 }
 
-fn snapshot() -> Snapshot {
-    Snapshot {
+fn snapshot() -> Counts {
+    Counts {
         allocations: ALLOCATIONS.load(Relaxed),
         requested: REQUESTED.load(Relaxed),
         live: LIVE.load(Relaxed),
     }
+}
+
+/// What `op` allocated, counted by [`CountingAlloc`], and its result, which
+/// is still alive when the counters are read (so `live` is what the result
+/// holds on the heap). The caller drops the result.
+///
+/// # Panics
+/// When [`CountingAlloc`] is not the global allocator (every count would
+/// read zero).
+pub fn measure<R>(op: impl FnOnce() -> R) -> (Counts, R) {
+    assert!(
+        is_installed(),
+        "install quarry_benches::alloc_count::CountingAlloc as #[global_allocator]"
+    );
+    let before = snapshot();
+    let result = std::hint::black_box(op());
+    let after = snapshot();
+    let counts = Counts {
+        allocations: after.allocations - before.allocations,
+        requested: after.requested - before.requested,
+        live: after.live.saturating_sub(before.live),
+    };
+    (counts, result)
 }
 
 /// Whether [`CountingAlloc`] is this process's global allocator.
@@ -108,16 +135,14 @@ pub struct AllocRow {
 /// Count what `op` allocates; the result stays alive until after the
 /// count, then is dropped.
 fn count<R>(case: &'static str, name: &'static str, op: impl FnOnce() -> R) -> AllocRow {
-    let before = snapshot();
-    let result = std::hint::black_box(op());
-    let after = snapshot();
+    let (counts, result) = measure(op);
     drop(result);
     AllocRow {
         case,
         op: name,
-        allocations: after.allocations - before.allocations,
-        requested: after.requested - before.requested,
-        held: after.live - before.live,
+        allocations: counts.allocations,
+        requested: counts.requested,
+        held: counts.live,
         arena_used: None,
     }
 }

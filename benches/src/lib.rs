@@ -3,10 +3,14 @@
 //! The library holds what the criterion benches, the iai-callgrind benches,
 //! the allocation report and the report/gate binaries share: the inputs
 //! (built with each peer's own encoder), the measured operations (so every
-//! tool measures the very same function), and readers for the tools' output
-//! files.
+//! tool measures the very same function), readers for the tools' output
+//! files, and the pieces of the report.
 
 pub mod alloc_count;
+pub mod binsize;
 pub mod gate;
 pub mod outputs;
+#[cfg(feature = "proto")]
+pub mod proto;
+pub mod report;
 pub mod wa;

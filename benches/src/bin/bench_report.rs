@@ -1,21 +1,34 @@
-//! Runs the criterion benches, the iai-callgrind benches and the allocation
-//! report, and writes `docs/BENCHMARKS.md` from what they measured.
+//! Runs every benchmark and writes `docs/BENCHMARKS.md`: one section per
+//! format, quarry against its peer, ratios first, under one machine and
+//! toolchain table, from one run.
 //!
 //! ```text
-//! cargo run -p quarry-benches --profile bench --bin bench_report
+//! cargo run -p quarry-benches --profile bench --bin bench_report [-- --no-run]
 //! ```
 //!
-//! `--no-run` rebuilds the file from the outputs of the last run instead
-//! (the allocation counts are always measured anew: they take no time).
+//! * WhatsApp binary nodes: measured here (criterion, iai-callgrind, and a
+//!   counting allocator installed in this binary).
+//! * Nostr and protobuf: `nostr_report` and `proto_report`, each with its
+//!   own counting allocator, run their benches and print their section.
+//! * Protobuf binary size: `binsize_report`'s builds of `benches/binsize/`.
+//! * The example server's load test is a separate command and run; its
+//!   output file, `docs/BENCHMARKS-server.md`, is included as it is, saying
+//!   so.
+//!
+//! `--no-run` rebuilds the file from the outputs of the last run of the
+//! benches instead (allocation counts and binary sizes are measured anew:
+//! they are deterministic, and cheap once built). `--out PATH` writes there
+//! instead of `docs/BENCHMARKS.md`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
 
 use quarry_benches::alloc_count::{self, AllocRow, CountingAlloc};
-use quarry_benches::{outputs, wa};
+use quarry_benches::report::{self, CRITERION_ARGS, mark, ratio_text};
+use quarry_benches::{binsize, outputs, wa};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -28,7 +41,8 @@ const ENCODERS: [&str; 5] = [
     "quarry_encode",
     "quarry_encode_view",
 ];
-const CRITERION_ARGS: [&str; 4] = ["--warm-up-time", "1", "--measurement-time", "3"];
+/// The example server's load test, which writes `docs/BENCHMARKS-server.md`.
+const SERVER_COMMAND: &str = "cargo bench -p quarry-server --bench load";
 
 /// Target ratios quarry/peer (instructions, time) per case, from issue 3.
 fn target(case: &str) -> Option<(f64, f64)> {
@@ -57,12 +71,14 @@ fn run() -> Result<(), String> {
     let (root, target_dir) = outputs::workspace_dirs()?;
     let since = SystemTime::now();
     if !no_run {
-        let mut criterion = vec!["--"];
-        criterion.extend(CRITERION_ARGS);
-        cargo_bench("wa_criterion", &criterion)?;
+        report::run_bench("wa_criterion", &CRITERION_ARGS)?;
         outputs::clear_iai_outputs(&target_dir, "quarry-benches", "wa_iai")?;
-        cargo_bench("wa_iai", &["--", "--save-summary=json"])?;
+        report::run_bench("wa_iai", &["--save-summary=json"])?;
     }
+    let section_args: &[&str] = if no_run { &["--no-run"] } else { &[] };
+    let nostr = report::run_section("nostr_report", section_args)?;
+    let proto = report::run_section("proto_report", section_args)?;
+    let size = binsize::run(&root, &target_dir, true)?;
     let alloc = alloc_count::measure_wa();
 
     let mut ns = BTreeMap::new();
@@ -89,34 +105,162 @@ fn run() -> Result<(), String> {
         }
     }
     let m = Measured { ns, ir, alloc };
-    let text = render(&root, &m)?;
-    let out = root.join("docs").join("BENCHMARKS.md");
+    let sections = [render_wa(&m)?, nostr, proto, size, server_section(&root)];
+    let text = document(&root, &sections, no_run);
+    let out = out_arg().unwrap_or_else(|| root.join("docs").join("BENCHMARKS.md"));
     std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!("bench_report: wrote {}", out.display());
     Ok(())
 }
 
-fn cargo_bench(bench: &str, args: &[&str]) -> Result<(), String> {
-    let status = outputs::cargo()
-        .args([
-            "bench",
-            "--locked",
-            "-p",
-            "quarry-benches",
-            "--bench",
-            bench,
-        ])
-        .args(args)
-        .status()
-        .map_err(|e| format!("cannot run cargo bench: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("cargo bench --bench {bench} failed ({status})"))
-    }
+/// `--out PATH`: where to write instead of `docs/BENCHMARKS.md` (to look at
+/// a rendering without touching the committed file).
+fn out_arg() -> Option<PathBuf> {
+    let mut args = std::env::args().skip_while(|a| a != "--out");
+    args.next()?;
+    args.next().map(PathBuf::from)
 }
 
-fn render(root: &Path, m: &Measured) -> Result<String, String> {
+/// The whole file: title, machine and toolchain, the sections, and how to
+/// reproduce.
+fn document(root: &Path, sections: &[String], no_run: bool) -> String {
+    let mut w = String::new();
+    let _ = writeln!(w, "# Benchmarks\n");
+    let _ = writeln!(
+        w,
+        "Generated by `cargo run -p quarry-benches --profile bench --bin bench_report{}` \
+         (do not edit by hand: rerun it). Every number below comes from that one run, except the \
+         server load test, which is its own command and run (said where it is included).\n",
+        if no_run { " -- --no-run" } else { "" }
+    );
+    if no_run {
+        let _ = writeln!(
+            w,
+            "`--no-run`: times and instruction counts are those of the benches' last run in this \
+             target directory; allocation counts and binary sizes were measured by this command.\n"
+        );
+    }
+    let _ = writeln!(
+        w,
+        "Sections: [WhatsApp binary nodes](#whatsapp-binary-nodes-quarry-wa-vs-wacore-binary), \
+         [Nostr](#nostr-quarry-nostr-vs-rust-nostr), \
+         [protobuf](#protobuf-quarry-proto-vs-prost-and-buffa), \
+         [protobuf binary size](#protobuf-binary-size-quarry-vs-prost-and-buffa), \
+         [server load test](#server-load-test), [how to reproduce](#how-to-reproduce).\n"
+    );
+    let _ = writeln!(w, "## Machine and toolchain\n");
+    w.push_str(&report::machine_table(
+        root,
+        &[
+            "wacore-binary",
+            "nostr",
+            "prost",
+            "waproto",
+            "buffa",
+            "criterion",
+            "iai-callgrind",
+        ],
+    ));
+    for section in sections {
+        w.push('\n');
+        w.push_str(section.trim_end());
+        w.push('\n');
+    }
+    let _ = writeln!(
+        w,
+        "\n## How to reproduce\n\n\
+         ```sh\n\
+         # once: the callgrind runner, matching the iai-callgrind library version\n\
+         cargo install --locked iai-callgrind-runner --version 0.16.1\n\
+         # valgrind must be installed (apt-get install valgrind)\n\n\
+         # everything above but the server load test, then this file (20-25 min on 2 cores)\n\
+         cargo run -p quarry-benches --profile bench --bin bench_report\n\
+         # the same file from the benches' last outputs (no criterion or callgrind run)\n\
+         cargo run -p quarry-benches --profile bench --bin bench_report -- --no-run\n\n\
+         # or one part at a time (the report binaries print their section)\n\
+         cargo bench -p quarry-benches --bench wa_criterion\n\
+         cargo bench -p quarry-benches --bench wa_iai\n\
+         cargo run -p quarry-benches --release --bin alloc_report\n\
+         cargo run -p quarry-benches --profile bench --bin nostr_report\n\
+         cargo run -p quarry-benches --profile bench --bin proto_report\n\
+         cargo run -p quarry-benches --release --bin proto_alloc\n\
+         cargo run -p quarry-benches --profile bench --bin binsize_report -- --symbols\n\n\
+         # the server load test (writes docs/BENCHMARKS-server.md; not run by bench_report)\n\
+         {SERVER_COMMAND}\n\
+         ```\n\n\
+         Wall times vary with the machine and its load (this one is a shared 2-core VM); ratios \
+         measured in the same run are what to compare. Instruction counts are deterministic for \
+         a given binary, and gate CI: see [ci.md](ci.md).\n"
+    );
+    w
+}
+
+/// The server load test's own output, `docs/BENCHMARKS-server.md`, under
+/// a heading that says where it comes from. Its title line is dropped and
+/// its other headings moved one level down; the rest is as written.
+fn server_section(root: &Path) -> String {
+    let rel = "docs/BENCHMARKS-server.md";
+    let mut w = String::from("## Server load test\n\n");
+    let Ok(text) = std::fs::read_to_string(root.join(rel)) else {
+        let _ = writeln!(
+            w,
+            "Not measured: `{rel}` does not exist. It is written by `{SERVER_COMMAND}`, a separate \
+             command and run that `bench_report` does not start."
+        );
+        return w;
+    };
+    let (head, dirty) = outputs::git_commit(root);
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let last = git(&["log", "-1", "--format=%h, %cs", "--", rel]).filter(|s| !s.is_empty());
+    let changed = git(&["status", "--porcelain", "--", rel]).is_some_and(|s| !s.is_empty());
+    let provenance = match (last, changed) {
+        (Some(c), false) => format!("as committed in {c}"),
+        (Some(c), true) => format!("last committed in {c}, with uncommitted changes"),
+        (None, _) => "not committed".to_owned(),
+    };
+    let _ = writeln!(
+        w,
+        "**Not measured by this run.** What follows is `{rel}` ({provenance}; this report is at \
+         {head}{}), written by its own command and run, `{SERVER_COMMAND}`, which `bench_report` \
+         does not start (a load test against a live server takes its own machine time and \
+         settings). Included as written, but for its title line and its headings, moved one \
+         level down.\n",
+        if dirty {
+            " with uncommitted changes"
+        } else {
+            ""
+        }
+    );
+    let mut in_fence = false;
+    let mut first = true;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if first && line.starts_with("# ") {
+            first = false;
+            continue;
+        }
+        first = false;
+        if !in_fence && line.starts_with('#') {
+            w.push('#');
+        }
+        w.push_str(line);
+        w.push('\n');
+    }
+    w
+}
+
+/// The WhatsApp section.
+fn render_wa(m: &Measured) -> Result<String, String> {
     let get =
         |map: &BTreeMap<(String, String), f64>, case: &str, dec: &str| -> Result<f64, String> {
             map.get(&(case.to_owned(), dec.to_owned()))
@@ -134,38 +278,9 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
 
     let mut s = String::new();
     let w = &mut s;
-    let _ = writeln!(w, "# Benchmarks\n");
     let _ = writeln!(
         w,
-        "Generated by `cargo run -p quarry-benches --profile bench --bin bench_report` \
-         (do not edit by hand: rerun it). Every number below comes from that one run.\n"
-    );
-    let _ = writeln!(w, "## Machine and toolchain\n");
-    let _ = writeln!(w, "| | |\n|---|---|");
-    let _ = writeln!(w, "| commit | {} |", commit(root));
-    let _ = writeln!(
-        w,
-        "| date (UTC) | {} |",
-        outputs::first_line("date", &["-u", "+%Y-%m-%d %H:%M"])
-    );
-    let _ = writeln!(w, "| CPU | {} |", cpu());
-    let _ = writeln!(
-        w,
-        "| rustc | {} |",
-        outputs::first_line("rustc", &["--version"])
-    );
-    let _ = writeln!(
-        w,
-        "| valgrind | {} |",
-        outputs::first_line("valgrind", &["--version"])
-    );
-    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
-    for krate in ["wacore-binary", "criterion", "iai-callgrind"] {
-        let _ = writeln!(w, "| {krate} | {} |", locked_version(&lock, krate));
-    }
-    let _ = writeln!(
-        w,
-        "\n## WhatsApp binary nodes: quarry-wa vs wacore-binary\n\n\
+        "## WhatsApp binary nodes: quarry-wa vs wacore-binary\n\n\
          Inputs: the shapes of wacore-binary's own `binary_benchmark`, built with its `NodeBuilder` \
          and marshalled with its `marshal` (flags byte stripped), so both decoders read the same \
          bytes. Each measurement is one decode plus drop of the result:\n\n\
@@ -194,11 +309,6 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
     let mut misses = Vec::new();
     for case in wa::CASE_NAMES {
         let t = target(case);
-        let mark = |ratio: f64, limit: Option<f64>| match limit {
-            Some(l) if ratio <= l => format!("{ratio:.2} ✓"),
-            Some(_) => format!("{ratio:.2} ✗"),
-            None => format!("{ratio:.2}"),
-        };
         let mut cells = Vec::new();
         for (metric, map, limit) in [
             ("instructions", &ir, t.map(|t| t.0)),
@@ -355,72 +465,5 @@ fn render(root: &Path, m: &Measured) -> Result<String, String> {
         }
     }
 
-    let _ = writeln!(
-        w,
-        "\n## How to reproduce\n\n\
-         ```sh\n\
-         # once: the callgrind runner, matching the iai-callgrind library version\n\
-         cargo install --locked iai-callgrind-runner --version 0.16.1\n\
-         # valgrind must be installed (apt-get install valgrind)\n\n\
-         # everything above (criterion, iai-callgrind, allocation counts), then this file\n\
-         cargo run -p quarry-benches --profile bench --bin bench_report\n\n\
-         # or one tool at a time\n\
-         cargo bench -p quarry-benches --bench wa_criterion\n\
-         cargo bench -p quarry-benches --bench wa_iai\n\
-         cargo run -p quarry-benches --release --bin alloc_report\n\
-         ```\n\n\
-         Wall times vary with the machine and its load (this one is a shared 2-core VM); ratios \
-         measured in the same run are what to compare. Instruction counts are deterministic for \
-         a given binary, and gate CI: see [ci.md](ci.md).\n"
-    );
     Ok(s)
-}
-
-/// A ratio with two decimals, or two significant digits below 0.1 (so one
-/// allocation against 404 reads 0.0025, not 0.00).
-fn ratio_text(quarry: usize, peer: usize) -> String {
-    if peer == 0 {
-        return "-".to_owned();
-    }
-    let r = quarry as f64 / peer as f64;
-    if r == 0.0 || r >= 0.1 {
-        format!("{r:.2}")
-    } else {
-        let decimals = (-r.log10().floor()) as usize + 1;
-        format!("{r:.decimals$}")
-    }
-}
-
-fn cpu() -> String {
-    let lscpu = Command::new("lscpu")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let field = |name: &str| {
-        lscpu.lines().find_map(|l| {
-            l.strip_prefix(name)
-                .map(|v| v.trim_start_matches(':').trim().to_owned())
-        })
-    };
-    let model = field("Model name").unwrap_or_else(|| "unknown".to_owned());
-    let cpus = field("CPU(s)").unwrap_or_else(|| "?".to_owned());
-    let hyper = field("Hypervisor vendor").map_or_else(String::new, |h| format!(", {h} VM"));
-    format!("{model}, {cpus} CPUs{hyper}")
-}
-
-fn locked_version(lock: &str, krate: &str) -> String {
-    let needle = format!("name = \"{krate}\"\nversion = \"");
-    lock.find(&needle)
-        .and_then(|i| lock[i + needle.len()..].split('"').next())
-        .unwrap_or("?")
-        .to_owned()
-}
-
-fn commit(root: &Path) -> String {
-    match outputs::git_commit(root) {
-        (head, true) => {
-            format!("{head} (with uncommitted changes in crates/, benches/ or Cargo.lock)")
-        }
-        (head, false) => head,
-    }
 }

@@ -1,0 +1,254 @@
+//! The protobuf section of `docs/BENCHMARKS.md`: runs the `proto_criterion`
+//! and `proto_iai` benches (quarry-proto against prost 0.14 and waproto
+//! 0.7's buffa types on the same bytes), counts allocations and bytes held
+//! with a counting allocator, and prints the section on stdout (the
+//! benches' output goes to stderr). `bench_report` includes it.
+//!
+//! ```text
+//! cargo run -p quarry-benches --profile bench --bin proto_report [-- --no-run]
+//! ```
+//!
+//! `--no-run` reuses the last criterion and iai-callgrind outputs (the
+//! allocation counts are always measured anew: they take no time).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::SystemTime;
+
+use quarry_benches::alloc_count::{AllocRow, CountingAlloc};
+use quarry_benches::outputs;
+use quarry_benches::proto::{self, DECODERS, PEERS};
+use quarry_benches::report::{self, mark, ratio_text};
+use quarry_proto_tests::samples::Root;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Issue 6: quarry at most this times the faster peer, in instructions and
+/// in time.
+fn target(sample: &str) -> f64 {
+    if sample.starts_with("history_sync") {
+        0.3
+    } else {
+        0.5
+    }
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("proto_report: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// (sample, decoder) → value.
+type Table = BTreeMap<(&'static str, &'static str), f64>;
+
+struct Measured {
+    ns: Table,
+    ir: Table,
+    alloc: Vec<AllocRow>,
+}
+
+fn run() -> Result<(), String> {
+    let no_run = std::env::args().any(|a| a == "--no-run");
+    let (_, target_dir) = outputs::workspace_dirs()?;
+    let since = SystemTime::now();
+    if !no_run {
+        report::run_bench("proto_criterion", &report::CRITERION_ARGS)?;
+        outputs::clear_iai_outputs(&target_dir, "quarry-benches", "proto_iai")?;
+        report::run_bench("proto_iai", &["--save-summary=json"])?;
+    }
+    let since_iai = if no_run {
+        SystemTime::UNIX_EPOCH
+    } else {
+        since
+    };
+    let summaries =
+        outputs::read_iai_summaries(&target_dir, "quarry-benches", "proto_iai", since_iai)?;
+    let mut ns = Table::new();
+    let mut ir = Table::new();
+    for s in proto::samples() {
+        for dec in DECODERS {
+            let group = format!("proto_decode_{}", s.name);
+            ns.insert(
+                (s.name, dec),
+                outputs::criterion_median_ns(&target_dir, &group, dec)?,
+            );
+            let key = format!("{dec}/{}", proto::iai_id(s.name));
+            let count = summaries
+                .get(&key)
+                .ok_or_else(|| format!("no proto_iai result for {key} (run without --no-run)"))?;
+            ir.insert((s.name, dec), *count as f64);
+        }
+    }
+    let m = Measured {
+        ns,
+        ir,
+        alloc: proto::measure_alloc(),
+    };
+    print!("{}", render(&m)?);
+    Ok(())
+}
+
+/// The fastest peer on `sample` in `table`: (name, value).
+fn fastest(table: &Table, sample: &'static str) -> (&'static str, f64) {
+    PEERS
+        .iter()
+        .map(|&p| (p, table[&(sample, p)]))
+        .fold(
+            ("", f64::INFINITY),
+            |best, x| if x.1 < best.1 { x } else { best },
+        )
+}
+
+fn root_name(root: Root) -> &'static str {
+    match root {
+        Root::SyncActionData => "SyncActionData",
+        Root::Message => "Message",
+        Root::HistorySync => "HistorySync",
+    }
+}
+
+fn render(m: &Measured) -> Result<String, String> {
+    let alloc = |sample: &str, dec: &str| -> Result<&AllocRow, String> {
+        m.alloc
+            .iter()
+            .find(|r| r.case == sample && r.op == dec)
+            .ok_or_else(|| format!("no allocation row for {dec} on {sample}"))
+    };
+    let mut w = String::new();
+    let _ = writeln!(
+        w,
+        "## Protobuf: quarry-proto vs prost and buffa\n\n\
+         Inputs: the spec's WhatsApp-shaped samples, built with prost's types and encoded by prost, \
+         so every decoder reads the same bytes. Each measurement is one decode plus drop of the result:\n\n\
+         * **prost**: prost 0.14's generated types (`Message::decode(&[u8])`);\n\
+         * **buffa owned** / **buffa view**: waproto 0.7's buffa types, `decode_from_slice` / `decode_view`;\n\
+         * **fresh**: quarry-proto's generated view, `FooView::decode` into `Arena::new()`, then drop of the arena;\n\
+         * **reused**: the same into an arena that decoded the same input before, reset after each decode.\n\n\
+         Time is criterion's median (warm-up 1 s, measurement 3 s), instructions are callgrind's `Ir` \
+         for one call (iai-callgrind, after one warm-up decode in setup), allocations and bytes come \
+         from a counting global allocator. \"Held\" is the memory the decoded message keeps alive: \
+         for prost and buffa the heap bytes still live after the decode plus the size of the root \
+         value (they keep wide structs inline), for quarry the arena's chunk plus the root view; \
+         \"arena used\" is what the decode wrote into the arena.\n"
+    );
+    let _ = writeln!(w, "### Ratios quarry / fastest peer (lower is better)\n");
+    let _ = writeln!(
+        w,
+        "Targets (issue 6): instructions and time at most 0.5 × the faster of prost and buffa \
+         (owned or view, whichever is faster on that sample and metric) on every sample, 0.3 × on \
+         HistorySync; bytes held at most prost's. ✓ met, ✗ missed. Each cell: reused arena / fresh arena.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| sample | root | bytes | target | instructions | fastest peer (Ir) | time | fastest peer (time) | held / prost | allocations |\n\
+         |---|---|---:|---|---|---|---|---|---|---|"
+    );
+    let mut misses = Vec::new();
+    for s in proto::samples() {
+        let t = target(s.name);
+        let mut cells = Vec::new();
+        for (metric, table) in [("instructions", &m.ir), ("time", &m.ns)] {
+            let (peer, best) = fastest(table, s.name);
+            let mut pair = Vec::new();
+            for dec in ["quarry_reused", "quarry_fresh"] {
+                let ratio = table[&(s.name, dec)] / best;
+                if ratio > t {
+                    misses.push(format!(
+                        "{}, {metric}, {} arena: {ratio:.2} of {peer} (target ≤ {t})",
+                        s.name,
+                        dec.trim_start_matches("quarry_")
+                    ));
+                }
+                pair.push(mark(ratio, Some(t)));
+            }
+            cells.push(pair.join(" / "));
+            cells.push(peer.replace('_', " "));
+        }
+        let prost_held = alloc(s.name, "prost")?.held;
+        let mut pair = Vec::new();
+        for dec in ["quarry_reused", "quarry_fresh"] {
+            let held = alloc(s.name, dec)?.held;
+            if held > prost_held {
+                misses.push(format!(
+                    "{}, bytes held, {} arena: {held} B against prost's {prost_held} B",
+                    s.name,
+                    dec.trim_start_matches("quarry_")
+                ));
+            }
+            let ok = if held <= prost_held { "✓" } else { "✗" };
+            pair.push(format!("{} {ok}", ratio_text(held, prost_held)));
+        }
+        cells.push(pair.join(" / "));
+        cells.push(format!(
+            "{} / {}",
+            alloc(s.name, "quarry_reused")?.allocations,
+            alloc(s.name, "quarry_fresh")?.allocations
+        ));
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | ≤ {t} | {} |",
+            s.name,
+            root_name(s.root),
+            s.bytes.len(),
+            cells.join(" | ")
+        );
+    }
+    let _ = writeln!(w, "\n**Targets missed in this run:**");
+    if misses.is_empty() {
+        let _ = writeln!(w, "none.");
+    } else {
+        let _ = writeln!(w);
+        for miss in &misses {
+            let _ = writeln!(w, "* {miss}");
+        }
+    }
+
+    for (title, table) in [
+        ("Instructions per decode (callgrind `Ir`)", &m.ir),
+        ("Time per decode (criterion median, ns)", &m.ns),
+    ] {
+        let _ = writeln!(
+            w,
+            "\n### {title}\n\n\
+             | sample | prost | buffa owned | buffa view | quarry fresh | quarry reused |\n\
+             |---|---:|---:|---:|---:|---:|"
+        );
+        for s in proto::samples() {
+            let cells: Vec<String> = DECODERS
+                .iter()
+                .map(|d| format!("{:.0}", table[&(s.name, *d)]))
+                .collect();
+            let _ = writeln!(w, "| {} | {} |", s.name, cells.join(" | "));
+        }
+    }
+
+    let _ = writeln!(
+        w,
+        "\n### Allocations and memory per decode\n\n\
+         | sample | decoder | allocations | bytes requested | bytes held | held / prost | arena used |\n\
+         |---|---|---:|---:|---:|---:|---:|"
+    );
+    for s in proto::samples() {
+        let prost_held = alloc(s.name, "prost")?.held;
+        for dec in DECODERS {
+            let r = alloc(s.name, dec)?;
+            let used = r
+                .arena_used
+                .map_or_else(|| "-".to_owned(), |u| u.to_string());
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} | {} | {used} |",
+                s.name,
+                dec.replace('_', " "),
+                r.allocations,
+                r.requested,
+                r.held,
+                ratio_text(r.held, prost_held)
+            );
+        }
+    }
+    Ok(w)
+}
