@@ -114,13 +114,41 @@ pub fn cpu() -> String {
     format!("{model}, {cpus} CPUs{hyper}")
 }
 
-/// The version of `krate` in a `Cargo.lock`'s text, or `?`.
+/// The version of `krate` in a `Cargo.lock`'s text: the only one, or, when
+/// several are locked, the one `quarry-benches` depends on (else all of
+/// them); `?` when it is not locked.
 pub fn locked_version(lock: &str, krate: &str) -> String {
-    let needle = format!("name = \"{krate}\"\nversion = \"");
-    lock.find(&needle)
-        .and_then(|i| lock[i + needle.len()..].split('"').next())
-        .unwrap_or("?")
-        .to_owned()
+    let packages: Vec<&str> = lock.split("[[package]]").skip(1).collect();
+    let field = |block: &str, key: &str| {
+        let needle = format!("\n{key} = \"");
+        block
+            .find(&needle)
+            .and_then(|i| block[i + needle.len()..].split('"').next())
+            .map(str::to_owned)
+    };
+    let versions: Vec<String> = packages
+        .iter()
+        .filter(|b| field(b, "name").as_deref() == Some(krate))
+        .filter_map(|b| field(b, "version"))
+        .collect();
+    match versions.as_slice() {
+        [] => "?".to_owned(),
+        [one] => one.clone(),
+        several => {
+            let ours = packages
+                .iter()
+                .find(|b| field(b, "name").as_deref() == Some("quarry-benches"))
+                .and_then(|b| {
+                    let prefix = format!("\"{krate} ");
+                    b.lines()
+                        .map(str::trim)
+                        .find_map(|l| l.strip_prefix(&prefix))
+                        .and_then(|rest| rest.split(['"', ' ']).next())
+                        .map(str::to_owned)
+                });
+            ours.unwrap_or_else(|| several.join(", "))
+        }
+    }
 }
 
 /// `HEAD`'s short hash, saying so when the measured sources differ from it.
@@ -186,5 +214,17 @@ mod tests {
         let lock = "[[package]]\nname = \"prost\"\nversion = \"0.14.6\"\n";
         assert_eq!(locked_version(lock, "prost"), "0.14.6");
         assert_eq!(locked_version(lock, "buffa"), "?");
+    }
+
+    #[test]
+    fn picks_the_version_the_benches_use_among_several() {
+        let lock = "version = 4\n\n\
+            [[package]]\nname = \"nostr\"\nversion = \"0.44.8\"\n\n\
+            [[package]]\nname = \"nostr\"\nversion = \"0.45.6\"\n\n\
+            [[package]]\nname = \"quarry-benches\"\nversion = \"0.1.0\"\n\
+            dependencies = [\n \"nostr 0.45.6\",\n \"quarry\",\n]\n";
+        assert_eq!(locked_version(lock, "nostr"), "0.45.6");
+        let without = lock.replace(" \"nostr 0.45.6\",\n", "");
+        assert_eq!(locked_version(&without, "nostr"), "0.44.8, 0.45.6");
     }
 }

@@ -239,17 +239,18 @@ fn server_section(root: &Path) -> String {
             ""
         }
     );
+    let mut lines = text.lines().peekable();
+    if lines.peek().is_some_and(|l| l.starts_with("# ")) {
+        lines.next();
+    }
+    while lines.peek().is_some_and(|l| l.trim().is_empty()) {
+        lines.next();
+    }
     let mut in_fence = false;
-    let mut first = true;
-    for line in text.lines() {
+    for line in lines {
         if line.trim_start().starts_with("```") {
             in_fence = !in_fence;
         }
-        if first && line.starts_with("# ") {
-            first = false;
-            continue;
-        }
-        first = false;
         if !in_fence && line.starts_with('#') {
             w.push('#');
         }

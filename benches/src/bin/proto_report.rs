@@ -150,38 +150,51 @@ fn render(m: &Measured) -> Result<String, String> {
     for s in proto::samples() {
         let t = target(s.name);
         let mut cells = Vec::new();
+        let mut missed = Vec::new();
         for (metric, table) in [("instructions", &m.ir), ("time", &m.ns)] {
             let (peer, best) = fastest(table, s.name);
-            let mut pair = Vec::new();
-            for dec in ["quarry_reused", "quarry_fresh"] {
-                let ratio = table[&(s.name, dec)] / best;
-                if ratio > t {
-                    misses.push(format!(
-                        "{}, {metric}, {} arena: {ratio:.2} of {peer} (target ≤ {t})",
-                        s.name,
-                        dec.trim_start_matches("quarry_")
-                    ));
-                }
-                pair.push(mark(ratio, Some(t)));
+            let ratios = [
+                table[&(s.name, "quarry_reused")] / best,
+                table[&(s.name, "quarry_fresh")] / best,
+            ];
+            if ratios.iter().any(|&r| r > t) {
+                missed.push(format!(
+                    "{metric} {:.2} / {:.2} of {}",
+                    ratios[0],
+                    ratios[1],
+                    peer.replace('_', " ")
+                ));
             }
+            let pair: Vec<String> = ratios.iter().map(|&r| mark(r, Some(t))).collect();
             cells.push(pair.join(" / "));
             cells.push(peer.replace('_', " "));
         }
         let prost_held = alloc(s.name, "prost")?.held;
-        let mut pair = Vec::new();
-        for dec in ["quarry_reused", "quarry_fresh"] {
-            let held = alloc(s.name, dec)?.held;
-            if held > prost_held {
-                misses.push(format!(
-                    "{}, bytes held, {} arena: {held} B against prost's {prost_held} B",
-                    s.name,
-                    dec.trim_start_matches("quarry_")
-                ));
-            }
-            let ok = if held <= prost_held { "✓" } else { "✗" };
-            pair.push(format!("{} {ok}", ratio_text(held, prost_held)));
+        let held = [
+            alloc(s.name, "quarry_reused")?.held,
+            alloc(s.name, "quarry_fresh")?.held,
+        ];
+        if held.iter().any(|&h| h > prost_held) {
+            missed.push(format!(
+                "bytes held {} / {} B against prost's {prost_held} B",
+                held[0], held[1]
+            ));
         }
+        let pair: Vec<String> = held
+            .iter()
+            .map(|&h| {
+                let ok = if h <= prost_held { "✓" } else { "✗" };
+                format!("{} {ok}", ratio_text(h, prost_held))
+            })
+            .collect();
         cells.push(pair.join(" / "));
+        if !missed.is_empty() {
+            misses.push(format!(
+                "{} (target ≤ {t}; reused / fresh): {}",
+                s.name,
+                missed.join("; ")
+            ));
+        }
         cells.push(format!(
             "{} / {}",
             alloc(s.name, "quarry_reused")?.allocations,
