@@ -190,6 +190,20 @@ pub fn machine_table(root: &Path, crates: &[&str]) -> String {
     w
 }
 
+/// The "targets missed" list that closes a section's ratio table.
+pub fn write_misses(w: &mut String, misses: &[String]) {
+    use std::fmt::Write as _;
+    let _ = writeln!(w, "\n**Targets missed in this run:**");
+    if misses.is_empty() {
+        let _ = writeln!(w, "none.");
+    } else {
+        let _ = writeln!(w);
+        for miss in misses {
+            let _ = writeln!(w, "* {miss}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

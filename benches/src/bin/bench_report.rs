@@ -351,15 +351,7 @@ fn render_wa(m: &Measured) -> Result<String, String> {
             cells.join(" | ")
         );
     }
-    let _ = writeln!(w, "\n**Targets missed in this run:**");
-    if misses.is_empty() {
-        let _ = writeln!(w, "none.");
-    } else {
-        let _ = writeln!(w);
-        for miss in &misses {
-            let _ = writeln!(w, "* {miss}");
-        }
-    }
+    report::write_misses(w, &misses);
 
     let _ = writeln!(w, "\n### Decode: instructions and time\n");
     let _ = writeln!(

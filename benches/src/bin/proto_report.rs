@@ -209,15 +209,7 @@ fn render(m: &Measured) -> Result<String, String> {
             cells.join(" | ")
         );
     }
-    let _ = writeln!(w, "\n**Targets missed in this run:**");
-    if misses.is_empty() {
-        let _ = writeln!(w, "none.");
-    } else {
-        let _ = writeln!(w);
-        for miss in &misses {
-            let _ = writeln!(w, "* {miss}");
-        }
-    }
+    report::write_misses(&mut w, &misses);
 
     for (title, table) in [
         ("Instructions per decode (callgrind `Ir`)", &m.ir),
