@@ -6,6 +6,14 @@
 //! every value into slots allocated at their exact size. Children are
 //! entered through an explicit stack, never by recursion, so depth is
 //! bounded by [`DecodeOptions::max_depth`] and nothing else.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
@@ -267,42 +275,37 @@ impl<'a> Stack<'a> {
     }
 
     fn push(&mut self, frame: Frame<'a>, alloc: &BoundedAlloc<'a>) -> Result<(), DecodeError> {
-        if self.len < INLINE_FRAMES {
-            self.inline[self.len] = Some(frame);
+        if let Some(slot) = self.inline.get_mut(self.len) {
+            *slot = Some(frame);
         } else {
             // Charged four times: the spill doubles as it grows (capacity
             // under 2 frames per push) and every buffer it outgrew stays in
             // the arena (together less than the capacity again), so what is
             // charged covers what is written and the arena cap holds.
-            alloc.charge(4 * size_of::<Frame<'a>>(), frame.pos)?;
+            alloc.charge(size_of::<Frame<'a>>().saturating_mul(4), frame.pos)?;
             self.spill
                 .get_or_insert_with(|| ArenaVec::new_in(alloc.bump()))
                 .push(frame);
         }
-        self.len += 1;
+        // Every frame is held in memory (inline or charged to the arena).
+        self.len = self.len.saturating_add(1);
         Ok(())
     }
 
     fn pop(&mut self) -> Option<Frame<'a>> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        if self.len < INLINE_FRAMES {
-            self.inline[self.len].take()
-        } else {
-            self.spill.as_mut().and_then(|s| s.pop())
+        self.len = self.len.checked_sub(1)?;
+        match self.inline.get_mut(self.len) {
+            Some(slot) => slot.take(),
+            None => self.spill.as_mut().and_then(|s| s.pop()),
         }
     }
 
     #[inline]
     fn top(&mut self) -> Option<&mut Frame<'a>> {
-        if self.len == 0 {
-            None
-        } else if self.len <= INLINE_FRAMES {
-            self.inline[self.len - 1].as_mut()
-        } else {
-            self.spill.as_mut().and_then(|s| s.last_mut())
+        let last = self.len.checked_sub(1)?;
+        match self.inline.get_mut(last) {
+            Some(slot) => slot.as_mut(),
+            None => self.spill.as_mut().and_then(|s| s.last_mut()),
         }
     }
 }
@@ -341,7 +344,7 @@ fn norm_varint(kind: Kind, raw: u64) -> u64 {
         Kind::UInt32 => u64::from(raw as u32),
         Kind::SInt32 => {
             let v = raw as u32;
-            (((v >> 1) as i32) ^ -((v & 1) as i32)) as i64 as u64
+            (((v >> 1) as i32) ^ ((v & 1) as i32).wrapping_neg()) as i64 as u64
         }
         Kind::SInt64 => zigzag_decode(raw) as u64,
         Kind::Bool => u64::from(raw != 0),
@@ -396,10 +399,10 @@ fn skip_group(
                     }
                     return Ok(at);
                 }
-                nesting -= 1;
+                nesting = nesting.saturating_sub(1);
             }
             SGROUP => {
-                nesting += 1;
+                nesting = nesting.saturating_add(1);
                 if nesting >= depth_left {
                     return Err(DecodeError::DepthLimit {
                         offset: at,
@@ -439,9 +442,9 @@ impl<'a> Dec<'a, '_> {
             };
             if top.pos >= top.end {
                 if let Spans::Many(spans) = top.spans
-                    && let Some(&(s, e)) = spans.get(top.span_idx as usize + 1)
+                    && let Some(&(s, e)) = spans.get((top.span_idx as usize).saturating_add(1))
                 {
-                    top.span_idx += 1;
+                    top.span_idx = top.span_idx.saturating_add(1);
                     top.pos = s;
                     top.end = e;
                     continue;
@@ -546,8 +549,10 @@ impl<'a> Dec<'a, '_> {
         // distinct present fields: the inline scratch suffices unless both
         // the table and the message are wide.
         let span_bytes = match spans {
-            Spans::One => end - start,
-            Spans::Many(list) => list.iter().map(|&(s, e)| e - s).sum(),
+            Spans::One => end.saturating_sub(start),
+            Spans::Many(list) => list.iter().fold(0usize, |acc, &(s, e)| {
+                acc.saturating_add(e.saturating_sub(s))
+            }),
         };
         let wide = table.fields.len().min(span_bytes / 2) > INLINE_SCRATCH;
         if wide
@@ -617,23 +622,33 @@ impl<'a> Dec<'a, '_> {
         counted: Counted,
         offset: usize,
     ) -> Result<(&'a mut [Slot<'a>], u32), DecodeError> {
-        let mut n = counted.known as usize;
-        if counted.oneof_members > 1 && !table.oneofs.is_empty() {
-            n = prune_oneofs(table, &mut entries[..n]);
-        }
-        let total = n + counted.unknown as usize;
+        let Some(known) = entries.get_mut(..counted.known as usize) else {
+            return Err(internal(offset));
+        };
+        let n = if counted.oneof_members > 1 && !table.oneofs.is_empty() {
+            prune_oneofs(table, known)
+        } else {
+            known.len()
+        };
+        let Some(entries) = entries.get(..n) else {
+            return Err(internal(offset));
+        };
+        let total = n.saturating_add(counted.unknown as usize);
         let mut items = u32::try_from(total).map_err(|_| DecodeError::ItemLimit {
             offset,
             limit: self.max_items,
         })?;
-        for e in &entries[..n] {
-            if table.fields[e.field as usize].is_repeated() {
+        for e in entries {
+            if table
+                .fields
+                .get(e.field as usize)
+                .is_some_and(|f| f.is_repeated())
+            {
                 items = items.saturating_add(e.count);
             }
         }
         self.count_items(items, offset)?;
         let alloc = self.alloc;
-        let entries = &entries[..n];
         let slots = alloc.alloc_slice_try_fill_with(total, offset, |i| {
             let Some(e) = entries.get(i) else {
                 return Ok(Slot {
@@ -642,7 +657,9 @@ impl<'a> Dec<'a, '_> {
                     val: Val::Raw(&[]),
                 });
             };
-            let f = &table.fields[e.field as usize];
+            let Some(f) = table.fields.get(e.field as usize) else {
+                return Err(internal(offset));
+            };
             let count = e.count as usize;
             let (aux, val) = if f.is_repeated() {
                 let val = match f.kind {
@@ -675,17 +692,15 @@ impl<'a> Dec<'a, '_> {
     /// Find the slot of known field `fi` among the frame's known slots.
     #[inline]
     fn slot_of(frame: &mut Frame<'a>, fi: u32) -> Option<usize> {
-        let known = frame.known as usize;
+        let known = frame.slots.get(..frame.known as usize)?;
         let cur = frame.cursor as usize;
-        for probe in [cur, cur + 1] {
-            if probe < known && frame.slots[probe].field == fi {
+        for probe in [cur, cur.saturating_add(1)] {
+            if known.get(probe).is_some_and(|s| s.field == fi) {
                 frame.cursor = probe as u32;
                 return Some(probe);
             }
         }
-        let found = frame.slots[..known]
-            .binary_search_by_key(&fi, |s| s.field)
-            .ok()?;
+        let found = known.binary_search_by_key(&fi, |s| s.field).ok()?;
         frame.cursor = found as u32;
         Some(found)
     }
@@ -702,7 +717,7 @@ impl<'a> Dec<'a, '_> {
         };
         slot.aux = aux;
         slot.val = val;
-        frame.next_unknown += 1;
+        frame.next_unknown = frame.next_unknown.saturating_add(1);
         Ok(())
     }
 
@@ -719,7 +734,9 @@ impl<'a> Dec<'a, '_> {
             return self.unknown(frame, number, wt, at, pos, depth);
         };
         let table = frame.table;
-        let f = &table.fields[fi as usize];
+        let Some(f) = table.fields.get(fi as usize) else {
+            return Err(internal(at));
+        };
         let kind = f.kind;
         let slot = Self::slot_of(frame, fi);
         let step = if wt == kind.wire_type() {
@@ -727,7 +744,7 @@ impl<'a> Dec<'a, '_> {
                 Kind::String | Kind::Bytes => {
                     let (s, e) = read_len(buf, &mut pos, end)?;
                     if let Some(i) = slot {
-                        let bytes = &buf[s..e];
+                        let bytes = span(buf, s, e)?;
                         let val = if kind == Kind::String && f.utf8 {
                             Val::Str(
                                 std::str::from_utf8(bytes)
@@ -736,7 +753,7 @@ impl<'a> Dec<'a, '_> {
                         } else {
                             Val::Bytes(bytes)
                         };
-                        let sl = &mut frame.slots[i];
+                        let sl = slot_mut(frame.slots, i, at)?;
                         match (&mut sl.val, val) {
                             (Val::Strs(list), Val::Str(v)) => push(list, &mut sl.aux, v, at)?,
                             (Val::BytesList(list), Val::Bytes(v)) => {
@@ -771,13 +788,13 @@ impl<'a> Dec<'a, '_> {
                         // A oneof member another member displaced.
                         return Ok(Step::Next);
                     };
-                    let sl = &mut frame.slots[i];
+                    let sl = slot_mut(frame.slots, i, at)?;
                     if let Val::Msgs(list) = &sl.val {
                         let elem = sl.aux;
                         if elem as usize >= list.len() {
                             return Err(internal(at));
                         }
-                        sl.aux += 1;
+                        sl.aux = elem.saturating_add(1);
                         frame.pending = (i as u32, elem);
                         return Ok(Step::Enter {
                             msg: f.sub,
@@ -816,9 +833,10 @@ impl<'a> Dec<'a, '_> {
                 _ => {
                     let v = read_scalar(buf, &mut pos, end, kind)?;
                     if kind == Kind::Enum && !self.enum_accepts(f, v) && self.is_closed_enum(f) {
-                        Self::push_unknown(frame, number << 3, Val::Raw(&buf[vstart..pos]), at)?;
+                        let raw = span(buf, vstart, pos)?;
+                        Self::push_unknown(frame, number << 3, Val::Raw(raw), at)?;
                     } else if let Some(i) = slot {
-                        let sl = &mut frame.slots[i];
+                        let sl = slot_mut(frame.slots, i, at)?;
                         match &mut sl.val {
                             Val::Scalars(list) => push(list, &mut sl.aux, v, at)?,
                             old => *old = Val::Scalar(v),
@@ -841,14 +859,14 @@ impl<'a> Dec<'a, '_> {
                 let Some(i) = slot else {
                     return Err(internal(at));
                 };
-                let sl = &mut frame.slots[i];
+                let sl = slot_mut(frame.slots, i, at)?;
                 match &mut sl.val {
                     Val::Scalars(list) => push(list, &mut sl.aux, v, at)?,
                     _ => return Err(internal(at)),
                 }
             }
             if rejects {
-                Self::push_unknown(frame, fi, Val::PackedRejects(&buf[s..e]), at)?;
+                Self::push_unknown(frame, fi, Val::PackedRejects(span(buf, s, e)?), at)?;
             }
             Step::Next
         } else {
@@ -874,7 +892,7 @@ impl<'a> Dec<'a, '_> {
         let value = match wt {
             LEN => {
                 let (s, e) = read_len(buf, &mut pos, end)?;
-                &buf[s..e]
+                span(buf, s, e)?
             }
             SGROUP => {
                 let s = pos;
@@ -886,7 +904,7 @@ impl<'a> Dec<'a, '_> {
                     self.max_depth.saturating_sub(depth).max(1),
                     self.max_depth,
                 )?;
-                &buf[s..e]
+                span(buf, s, e)?
             }
             EGROUP => {
                 return Err(DecodeError::Malformed {
@@ -897,7 +915,7 @@ impl<'a> Dec<'a, '_> {
             _ => {
                 let s = pos;
                 skip_plain(buf, &mut pos, end, wt)?;
-                &buf[s..pos]
+                span(buf, s, pos)?
             }
         };
         Self::push_unknown(frame, (number << 3) | u32::from(wt), Val::Raw(value), at)?;
@@ -918,7 +936,9 @@ impl<'a> Dec<'a, '_> {
     ) -> Result<&'a [(usize, usize)], DecodeError> {
         let buf = self.buf;
         let table = frame.table;
-        let f = &table.fields[fi as usize];
+        let Some(f) = table.fields.get(fi as usize) else {
+            return Err(internal(frame.pos));
+        };
         let out = self
             .alloc
             .alloc_slice_fill_copy(max as usize, (0usize, 0usize), frame.pos)?;
@@ -933,7 +953,9 @@ impl<'a> Dec<'a, '_> {
             let mut pos = s;
             while pos < e {
                 let (number, wt) = read_tag(buf, &mut pos, e)?;
-                let other = table.field_index(number).map(|j| &table.fields[j as usize]);
+                let other = table
+                    .field_index(number)
+                    .and_then(|j| table.fields.get(j as usize));
                 if number == f.number {
                     let span = if wt == SGROUP {
                         let b = pos;
@@ -953,7 +975,7 @@ impl<'a> Dec<'a, '_> {
                         return Err(internal(pos));
                     };
                     *slot = span;
-                    n += 1;
+                    n = n.saturating_add(1);
                     continue;
                 }
                 if let Some(g) = other
@@ -990,8 +1012,26 @@ impl<'a> Dec<'a, '_> {
                 }
             }
         }
-        Ok(&out[..n])
+        let out: &'a [(usize, usize)] = out;
+        out.get(..n).ok_or_else(|| internal(frame.pos))
     }
+}
+
+/// `buf[s..e]` for a span the wire readers checked against the message end;
+/// a span outside `buf` would be a decoder bug, reported, not a panic.
+#[inline]
+fn span(buf: &[u8], s: usize, e: usize) -> Result<&[u8], DecodeError> {
+    buf.get(s..e).ok_or_else(|| internal(s))
+}
+
+/// The slot `slot_of` found; out of range would be a decoder bug.
+#[inline]
+fn slot_mut<'f, 'a>(
+    slots: &'f mut [Slot<'a>],
+    i: usize,
+    at: usize,
+) -> Result<&'f mut Slot<'a>, DecodeError> {
+    slots.get_mut(i).ok_or_else(|| internal(at))
 }
 
 #[inline]
@@ -1000,7 +1040,13 @@ fn push<T>(list: &mut [T], cursor: &mut u32, v: T, at: usize) -> Result<(), Deco
         return Err(internal(at));
     };
     *slot = v;
-    *cursor += 1;
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "*cursor indexes `list`, whose length is a u32 count, so it is below u32::MAX"
+    )]
+    {
+        *cursor += 1;
+    }
     Ok(())
 }
 
@@ -1078,10 +1124,12 @@ impl CountCtx<'_> {
                     }
                     _ => skip_plain(buf, &mut pos, end, wt)?,
                 }
-                c.unknown += 1;
+                c.unknown = c.unknown.saturating_add(1);
                 continue;
             };
-            let f = &table.fields[fi as usize];
+            let Some(f) = table.fields.get(fi as usize) else {
+                return Err(internal(at));
+            };
             let add: u32 = if wt == f.kind.wire_type() {
                 match f.kind {
                     Kind::Group => {
@@ -1103,7 +1151,7 @@ impl CountCtx<'_> {
                         let v = read_scalar(buf, &mut pos, end, kind)?;
                         match self.closed_enum(f) {
                             Some(e) if !e.contains(v as i32) => {
-                                c.unknown += 1;
+                                c.unknown = c.unknown.saturating_add(1);
                                 0
                             }
                             _ => 1,
@@ -1119,13 +1167,13 @@ impl CountCtx<'_> {
                     while p < e {
                         let v = read_scalar(buf, &mut p, e, f.kind)?;
                         if en.contains(v as i32) {
-                            valid += 1;
+                            valid = valid.saturating_add(1);
                         } else {
                             rejects = true;
                         }
                     }
                     if rejects {
-                        c.unknown += 1;
+                        c.unknown = c.unknown.saturating_add(1);
                     }
                     valid
                 } else {
@@ -1138,7 +1186,7 @@ impl CountCtx<'_> {
                 continue;
             }
             if f.oneof != 0 {
-                c.oneof_members += 1;
+                c.oneof_members = c.oneof_members.saturating_add(1);
             }
             upsert(entries, &mut c, fi, add, seq, at)?;
         }
@@ -1149,13 +1197,14 @@ impl CountCtx<'_> {
 /// Elements in a packed run of wire type `wt` in `buf[s..e]`.
 #[inline]
 fn packed_count(buf: &[u8], s: usize, e: usize, wt: u8) -> Result<u32, DecodeError> {
-    let len = e - s;
+    let run = span(buf, s, e)?;
+    let len = run.len();
     let n = match wt {
         VARINT => {
-            if len > 0 && buf[e - 1] >= 0x80 {
+            if run.last().is_some_and(|&b| b >= 0x80) {
                 return Err(DecodeError::UnexpectedEof { offset: e });
             }
-            buf[s..e].iter().filter(|&&b| b < 0x80).count()
+            run.iter().filter(|&&b| b < 0x80).count()
         }
         I64 if len.is_multiple_of(8) => len / 8,
         I32 if len.is_multiple_of(4) => len / 4,
@@ -1184,9 +1233,12 @@ fn upsert(
 ) -> Result<(), DecodeError> {
     let n = c.known as usize;
     let cur = c.cursor as usize;
-    let idx = if cur < n && entries[cur].field == fi {
+    let Some(known) = entries.get(..n) else {
+        return Err(internal(at));
+    };
+    let idx = if known.get(cur).is_some_and(|e| e.field == fi) {
         cur
-    } else if n == 0 || entries[n - 1].field < fi {
+    } else if known.last().is_none_or(|e| e.field < fi) {
         let Some(e) = entries.get_mut(n) else {
             return Err(internal(at));
         };
@@ -1195,27 +1247,32 @@ fn upsert(
             count: 0,
             last: seq,
         };
-        c.known += 1;
+        c.known = c.known.saturating_add(1);
         n
     } else {
-        match entries[..n].binary_search_by_key(&fi, |e| e.field) {
+        match known.binary_search_by_key(&fi, |e| e.field) {
             Ok(i) => i,
             Err(i) => {
-                if n >= entries.len() {
+                // Shift i..n up by one; n < entries.len() keeps it in bounds.
+                let Some(window) = entries.get_mut(i..=n) else {
                     return Err(internal(at));
-                }
-                entries.copy_within(i..n, i + 1);
-                entries[i] = Entry {
-                    field: fi,
-                    count: 0,
-                    last: seq,
                 };
-                c.known += 1;
+                window.rotate_right(1);
+                if let Some(first) = window.first_mut() {
+                    *first = Entry {
+                        field: fi,
+                        count: 0,
+                        last: seq,
+                    };
+                }
+                c.known = c.known.saturating_add(1);
                 i
             }
         }
     };
-    let e = &mut entries[idx];
+    let Some(e) = entries.get_mut(idx) else {
+        return Err(internal(at));
+    };
     e.count = e.count.saturating_add(add);
     e.last = seq;
     c.cursor = idx as u32;
@@ -1228,16 +1285,18 @@ fn upsert(
 /// the last displaced one.
 #[cold]
 fn prune_oneofs(table: &MessageTable, entries: &mut [Entry]) -> usize {
-    let n = entries.len();
+    let oneof_of = |e: &Entry| table.fields.get(e.field as usize).map_or(0, |f| f.oneof);
     let mut keep = 0usize;
-    for i in 0..n {
-        let e = entries[i];
-        let f = &table.fields[e.field as usize];
+    for i in 0..entries.len() {
+        let Some(&e) = entries.get(i) else { break };
+        let Some(f) = table.fields.get(e.field as usize) else {
+            continue;
+        };
         if f.oneof != 0 {
             let mut winner = true;
             let mut displaced = false;
             for other in entries.iter() {
-                if other.field != e.field && table.fields[other.field as usize].oneof == f.oneof {
+                if other.field != e.field && oneof_of(other) == f.oneof {
                     if other.last > e.last {
                         winner = false;
                     } else {
@@ -1252,11 +1311,14 @@ fn prune_oneofs(table: &MessageTable, entries: &mut [Entry]) -> usize {
             if displaced && f.kind.is_message() {
                 e.count = e.count.max(2);
             }
-            entries[keep] = e;
-        } else {
-            entries[keep] = e;
+            if let Some(slot) = entries.get_mut(keep) {
+                *slot = e;
+            }
+        } else if let Some(slot) = entries.get_mut(keep) {
+            *slot = e;
         }
-        keep += 1;
+        // keep <= i < entries.len()
+        keep = keep.saturating_add(1);
     }
     keep
 }

@@ -105,11 +105,8 @@ impl MessageTable {
     #[inline]
     pub fn field_index(&self, number: u32) -> Option<u32> {
         if let Some(&slot) = self.by_number.get(number as usize) {
-            return if slot == 0 {
-                None
-            } else {
-                Some(u32::from(slot) - 1)
-            };
+            // 0 marks "no such field"; others are index + 1.
+            return u32::from(slot).checked_sub(1);
         }
         self.fields
             .binary_search_by_key(&number, |f| f.number)
@@ -300,6 +297,7 @@ impl EnumTable {
         self.values
             .binary_search_by_key(&value, |v| v.0)
             .ok()
-            .map(|i| self.values[i].1)
+            .and_then(|i| self.values.get(i))
+            .map(|v| v.1)
     }
 }

@@ -1,4 +1,12 @@
 //! Wire-format primitives: varints, tags, fixed values, zigzag.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
 
 use quarry::DecodeError;
 
@@ -23,16 +31,23 @@ pub const MAX_FIELD_NUMBER: u32 = (1 << 29) - 1;
 #[inline]
 pub(crate) fn read_varint(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, DecodeError> {
     let start = *pos;
-    if start < end {
-        let b = buf[start];
-        if b < 0x80 {
-            *pos = start + 1;
-            return Ok(u64::from(b));
-        }
-        // Two bytes: field numbers 16..2047 in tags, lengths 128..16383.
-        if start + 1 < end {
-            let c = buf[start + 1];
-            if c < 0x80 {
+    if start < end
+        && let Some(&b) = buf.get(start)
+    {
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "start < end <= usize::MAX, so start + 1 and start + 2 do not overflow"
+        )]
+        {
+            if b < 0x80 {
+                *pos = start + 1;
+                return Ok(u64::from(b));
+            }
+            // Two bytes: field numbers 16..2047 in tags, lengths 128..16383.
+            if start + 1 < end
+                && let Some(&c) = buf.get(start + 1)
+                && c < 0x80
+            {
                 *pos = start + 2;
                 return Ok(u64::from(b & 0x7F) | (u64::from(c) << 7));
             }
@@ -48,11 +63,14 @@ fn read_varint_slow(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, Deco
     let mut i = start;
     let mut shift = 0u32;
     loop {
-        if i >= end {
-            return Err(DecodeError::UnexpectedEof { offset: end });
+        let b = match buf.get(i) {
+            Some(&b) if i < end => b,
+            _ => return Err(DecodeError::UnexpectedEof { offset: end }),
+        };
+        #[expect(clippy::arithmetic_side_effects, reason = "i < end <= usize::MAX")]
+        {
+            i += 1;
         }
-        let b = buf[i];
-        i += 1;
         if shift == 63 && b > 1 {
             return Err(DecodeError::Malformed {
                 offset: start,
@@ -64,7 +82,11 @@ fn read_varint_slow(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, Deco
             *pos = i;
             return Ok(value);
         }
-        shift += 7;
+        // At most 63 + 7: a tenth byte either ends the varint or errors.
+        #[expect(clippy::arithmetic_side_effects, reason = "shift <= 63 here")]
+        {
+            shift += 7;
+        }
     }
 }
 
@@ -128,21 +150,23 @@ pub(crate) fn read_fixed<const N: usize>(
     end: usize,
 ) -> Result<[u8; N], DecodeError> {
     let start = *pos;
-    match start.checked_add(N) {
-        Some(stop) if stop <= end => {
-            let mut out = [0u8; N];
-            out.copy_from_slice(&buf[start..stop]);
-            *pos = stop;
+    let bytes = match start.checked_add(N) {
+        Some(stop) if stop <= end => buf.get(start..stop),
+        _ => None,
+    };
+    match bytes.and_then(|b| <[u8; N]>::try_from(b).ok()) {
+        Some(out) => {
+            *pos = start.saturating_add(N);
             Ok(out)
         }
-        _ => Err(DecodeError::UnexpectedEof { offset: end }),
+        None => Err(DecodeError::UnexpectedEof { offset: end }),
     }
 }
 
 /// Zigzag-decode a 64-bit value.
 #[inline]
 pub const fn zigzag_decode(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
+    ((v >> 1) as i64) ^ ((v & 1) as i64).wrapping_neg()
 }
 
 /// Zigzag-encode a 64-bit value.
@@ -153,6 +177,10 @@ pub const fn zigzag_encode(v: i64) -> u64 {
 
 /// Bytes a varint of `v` takes.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "bits <= 64, so bits * 9 + 64 is small"
+)]
 pub const fn varint_len(v: u64) -> usize {
     // 1 + floor(bits / 7), with bits = 64 - leading zeros (at least 1).
     let bits = 64 - (v | 1).leading_zeros() as usize;
