@@ -457,6 +457,34 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[inline(always)]
     fn read_node(&mut self, slot: &mut NodeRec<'a>) -> R<usize> {
         let start = self.pos();
+        // Nearly every node starts `LIST_8 <size> <token tag>`: one bounds
+        // check for the three bytes instead of one per byte.
+        let size = match self.input.get(start..).and_then(<[u8]>::first_chunk::<3>) {
+            Some(&[LIST_8, size @ 1..=255, tag @ 1..=235]) => {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[start..start + 3] exists, so start + 3 <= input.len()"
+                )]
+                {
+                    self.pos = start + 3;
+                }
+                #[expect(
+                    clippy::indexing_slicing,
+                    reason = "tag is in 1..=235 and the table has 236 entries"
+                )]
+                {
+                    slot.tag = self.single[usize::from(tag)];
+                }
+                usize::from(size)
+            }
+            _ => self.read_node_head(slot, start)?,
+        };
+        self.read_node_rest(slot, start, size)
+    }
+
+    /// The list header and tag of a node in general.
+    #[inline(always)]
+    fn read_node_head(&mut self, slot: &mut NodeRec<'a>, start: usize) -> R<usize> {
         let size = match self.u8()? {
             LIST_8 => usize::from(self.u8()?),
             LIST_16 => usize::from(self.u16_be()?),
@@ -475,11 +503,14 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             }));
         }
         slot.tag = self.read_required_text(Slot::Tag)?;
-        #[expect(
-            clippy::arithmetic_side_effects,
-            reason = "size >= 1: size 0 was rejected above"
-        )]
-        let attr_count = (size - 1) / 2;
+        Ok(size)
+    }
+
+    /// A node after its tag: attributes, then content (`size` >= 1 is the
+    /// list size the head declared).
+    #[inline(always)]
+    fn read_node_rest(&mut self, slot: &mut NodeRec<'a>, start: usize, size: usize) -> R<usize> {
+        let attr_count = size.saturating_sub(1) / 2;
         if attr_count > 0 {
             // Each attribute takes at least two bytes: a lying count fails
             // here, before the arena is asked for anything.
@@ -498,6 +529,26 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         if size % 2 == 1 {
             return Ok(0);
         }
+        // Content is nearly always `BINARY_8 <len>` or `LIST_8 <count>`:
+        // both bytes under one bounds check.
+        if let Some(&[byte @ (BINARY_8 | LIST_8), n]) = self
+            .input
+            .get(self.pos..)
+            .and_then(<[u8]>::first_chunk::<2>)
+        {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "input[pos..pos + 2] exists, so pos + 2 <= input.len()"
+            )]
+            {
+                self.pos += 2;
+            }
+            if byte == LIST_8 {
+                return self.child_list(slot, usize::from(n));
+            }
+            slot.content = Content::Bytes(self.take(usize::from(n))?);
+            return Ok(0);
+        }
         let byte = self.u8()?;
         match byte {
             LIST_EMPTY => {}
@@ -507,21 +558,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 } else {
                     usize::from(self.u16_be()?)
                 };
-                // A child node takes at least three bytes.
-                if count > self.unpromised() / MIN_NODE_BYTES {
-                    return Err(self.eof_at_end());
-                }
-                #[expect(
-                    clippy::arithmetic_side_effects,
-                    reason = "3 * count <= unpromised() (checked above), so pending stays <= input.len()"
-                )]
-                {
-                    self.pending += count * MIN_NODE_BYTES;
-                }
-                if count == 0 {
-                    slot.content = Content::Nodes(Children { recs: &[] });
-                }
-                return Ok(count);
+                return self.child_list(slot, count);
             }
             BINARY_8 | BINARY_20 | BINARY_32 => {
                 slot.content = Content::Bytes(self.read_binary(byte)?);
@@ -535,13 +572,57 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         Ok(0)
     }
 
+    /// A child list of `count` nodes declared in `slot`'s content: checked
+    /// against the unpromised bytes, then returned for the caller to push.
+    #[inline(always)]
+    fn child_list(&mut self, slot: &mut NodeRec<'a>, count: usize) -> R<usize> {
+        // A child node takes at least three bytes.
+        if count > self.unpromised() / MIN_NODE_BYTES {
+            return Err(self.eof_at_end());
+        }
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "3 * count <= unpromised() (checked above), so pending stays <= input.len()"
+        )]
+        {
+            self.pending += count * MIN_NODE_BYTES;
+        }
+        if count == 0 {
+            slot.content = Content::Nodes(Children { recs: &[] });
+        }
+        Ok(count)
+    }
+
     #[inline(always)]
     fn read_attr(&mut self) -> R<AttrRec<'a>> {
-        let key = self.read_required_text(Slot::Key)?;
-        let byte = self.u8()?;
+        // Keys are nearly always one-byte tokens: then the key and the
+        // value's first byte cost one bounds check together.
+        let (key, byte) = match self
+            .input
+            .get(self.pos..)
+            .and_then(<[u8]>::first_chunk::<2>)
+        {
+            Some(&[key @ 1..=235, byte]) => {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[pos..pos + 2] exists, so pos + 2 <= input.len()"
+                )]
+                {
+                    self.pos += 2;
+                }
+                #[expect(
+                    clippy::indexing_slicing,
+                    reason = "key is in 1..=235 and the table has 236 entries"
+                )]
+                (self.single[usize::from(key)], byte)
+            }
+            _ => (self.read_required_text(Slot::Key)?, self.u8()?),
+        };
         let value = match byte {
             LIST_EMPTY => Value::Str(""),
-            JID_PAIR | AD_JID | INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            // Device JIDs (fanout recipients) are the common case: inline.
+            AD_JID => Value::Jid(self.read_ad_jid()?),
+            JID_PAIR | INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
             _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
         };
         Ok(AttrRec { key, value })
@@ -651,6 +732,19 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 None => Err(self.invalid_nibble(start)),
             };
         }
+        // Two bytes (3- and 4-digit numbers): two table loads, no loop.
+        if let &[a, b] = bytes {
+            let (a, b) = (packed::pair(nibble, a), packed::pair(nibble, b));
+            if a == packed::INVALID || b == packed::INVALID {
+                let i = usize::from(a != packed::INVALID);
+                return Err(self.invalid_nibble(start.saturating_add(i)));
+            }
+            self.charge(4, start)?;
+            let chars: &'a [u8; 4] = self.bump.alloc([a[0], a[1], b[0], b[1]]);
+            return Ok(packed::ascii_text(
+                chars.get(..if odd { 3 } else { 4 }).unwrap_or_default(),
+            ));
+        }
         // Short strings (ids, counters, numbers) expand into a fixed-size
         // array that moves into the arena whole: no length-dependent
         // allocation or copy. The unused tail is at most 30 bytes.
@@ -744,11 +838,6 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     /// A JID whose tag byte `byte` was just read.
     #[inline(never)]
     fn read_jid(&mut self, byte: u8) -> R<Jid<'a>> {
-        #[expect(
-            clippy::arithmetic_side_effects,
-            reason = "the JID's tag byte was just read, so pos >= 1"
-        )]
-        let at = self.pos() - 1;
         match byte {
             JID_PAIR => {
                 // An absent user (LIST_EMPTY) is the empty user.
@@ -767,24 +856,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 let server = self.read_server()?;
                 Ok(Jid::with_user(user, server))
             }
-            AD_JID => {
-                let domain = self.u8()?;
-                let device = self.u8()?;
-                let user = self.read_jid_user()?;
-                let server = match domain {
-                    0 => Server::Pn,
-                    1 => Server::Lid,
-                    129 => Server::HostedLid,
-                    d if d & 0x81 == 0x80 => Server::Hosted,
-                    _ => {
-                        return Err(self.fail(DecodeError::Malformed {
-                            offset: at.saturating_add(1),
-                            what: "invalid AD_JID domain",
-                        }));
-                    }
-                };
-                Ok(Jid::with_user(user, server).with_device(u16::from(device)))
-            }
+            AD_JID => self.read_ad_jid(),
             INTEROP_JID => {
                 let user = self.read_jid_user()?;
                 let device = self.u16_be()?;
@@ -801,6 +873,32 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 Ok(Jid::with_user(user, Server::Messenger).with_device(device))
             }
         }
+    }
+
+    /// An `AD_JID` whose tag byte was just read: domain, device, user.
+    #[inline(always)]
+    fn read_ad_jid(&mut self) -> R<Jid<'a>> {
+        let domain_at = self.pos();
+        let [domain, device] = self.array::<2>()?;
+        let user = self.read_jid_user()?;
+        let server = match domain {
+            0 => Server::Pn,
+            1 => Server::Lid,
+            129 => Server::HostedLid,
+            d if d & 0x81 == 0x80 => Server::Hosted,
+            _ => return Err(self.invalid_ad_domain(domain_at)),
+        };
+        Ok(Jid::with_user(user, server).with_device(u16::from(device)))
+    }
+
+    /// The domain byte at `offset` is not one AD_JID knows.
+    #[cold]
+    #[inline(never)]
+    fn invalid_ad_domain(&mut self, offset: usize) -> Fail {
+        self.fail(DecodeError::Malformed {
+            offset,
+            what: "invalid AD_JID domain",
+        })
     }
 
     /// The user of an AD, interop or Messenger JID: present and non-empty.
