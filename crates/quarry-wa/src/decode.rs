@@ -619,6 +619,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             _ => (self.read_required_text(Slot::Key)?, self.u8()?),
         };
         let value = match byte {
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "byte is in 1..=235 and the table has 236 entries"
+            )]
+            1..=235 => Value::Str(self.single[usize::from(byte)]),
             LIST_EMPTY => Value::Str(""),
             // Device JIDs (fanout recipients) are the common case: inline.
             AD_JID => Value::Jid(self.read_ad_jid()?),
@@ -713,16 +718,60 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         }
     }
 
-    #[inline(never)]
+    /// A packed string whose tag byte `byte` was just read. One and two
+    /// data bytes (ids, counters, 1- to 4-digit numbers) are handled here,
+    /// inline and under one bounds check; longer ones out of line.
+    #[inline(always)]
     fn read_packed(&mut self, byte: u8) -> R<&'a str> {
+        let nibble = byte == NIBBLE_8;
+        if let Some(&[header, a, b]) = self
+            .input
+            .get(self.pos..)
+            .and_then(<[u8]>::first_chunk::<3>)
+        {
+            let odd = header >> 7 == 1;
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "input[pos..pos + 3] exists, so pos + 3 <= input.len()"
+            )]
+            let (data_at, after_one, after_two) = (self.pos + 1, self.pos + 2, self.pos + 3);
+            match header & 0x7F {
+                // One byte comes from a static table: no arena bytes at all.
+                1 => {
+                    self.pos = after_one;
+                    return match packed::one_byte(nibble, a, odd) {
+                        Some(text) => Ok(text),
+                        None => Err(self.invalid_nibble(data_at)),
+                    };
+                }
+                // Two bytes: two table loads, no loop.
+                2 => {
+                    self.pos = after_two;
+                    let (a, b) = (packed::pair(nibble, a), packed::pair(nibble, b));
+                    if a == packed::INVALID || b == packed::INVALID {
+                        let i = usize::from(a != packed::INVALID);
+                        return Err(self.invalid_nibble(data_at.saturating_add(i)));
+                    }
+                    self.charge(4, data_at)?;
+                    let chars: &'a [u8; 4] = self.bump.alloc([a[0], a[1], b[0], b[1]]);
+                    return Ok(packed::ascii_text(
+                        chars.get(..if odd { 3 } else { 4 }).unwrap_or_default(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        self.read_packed_long(nibble)
+    }
+
+    /// A packed string of any length (the tag byte was just read).
+    #[inline(never)]
+    fn read_packed_long(&mut self, nibble: bool) -> R<&'a str> {
         let header = self.u8()?;
         let len = usize::from(header & 0x7F);
         let start = self.pos();
         let bytes = self.take(len)?;
         let odd = header >> 7 == 1;
-        let nibble = byte == NIBBLE_8;
-        // One packed byte (ids like "2", short numbers) comes from a static
-        // table: no arena bytes at all.
         if bytes.is_empty() {
             return Ok("");
         }
@@ -731,19 +780,6 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 Some(text) => Ok(text),
                 None => Err(self.invalid_nibble(start)),
             };
-        }
-        // Two bytes (3- and 4-digit numbers): two table loads, no loop.
-        if let &[a, b] = bytes {
-            let (a, b) = (packed::pair(nibble, a), packed::pair(nibble, b));
-            if a == packed::INVALID || b == packed::INVALID {
-                let i = usize::from(a != packed::INVALID);
-                return Err(self.invalid_nibble(start.saturating_add(i)));
-            }
-            self.charge(4, start)?;
-            let chars: &'a [u8; 4] = self.bump.alloc([a[0], a[1], b[0], b[1]]);
-            return Ok(packed::ascii_text(
-                chars.get(..if odd { 3 } else { 4 }).unwrap_or_default(),
-            ));
         }
         // Short strings (ids, counters, numbers) expand into a fixed-size
         // array that moves into the arena whole: no length-dependent
