@@ -56,8 +56,46 @@ pub(crate) fn read_varint(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64
     read_varint_slow(buf, pos, end)
 }
 
+/// Varints of three bytes and more (timestamps, lengths past 16 KiB, ids):
+/// up to eight bytes decoded from one unaligned load when the buffer has
+/// eight bytes at `*pos`; otherwise, and for nine- and ten-byte varints,
+/// byte by byte.
 #[cold]
 fn read_varint_slow(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, DecodeError> {
+    let start = *pos;
+    if let Some(eight) = buf.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*eight);
+        // The first byte without a continuation bit ends the varint.
+        let stops = !word & 0x8080_8080_8080_8080;
+        if stops != 0 {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "stops != 0, so trailing_zeros() <= 63: len is 1..=8 and 64 - 8 * len is 0..=56"
+            )]
+            let (len, drop_bits) = {
+                let len = stops.trailing_zeros() / 8 + 1;
+                (len as usize, 64 - 8 * len)
+            };
+            // The varint must end inside the message.
+            if len > end.saturating_sub(start) {
+                return Err(DecodeError::UnexpectedEof { offset: end });
+            }
+            let keep = u64::MAX.checked_shr(drop_bits).unwrap_or(u64::MAX);
+            // Drop the continuation bits, then close the gaps they leave:
+            // 7-bit groups into 14, 28, then 56 bits.
+            let x = word & keep & 0x7F7F_7F7F_7F7F_7F7F;
+            let x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
+            let x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
+            let x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
+            *pos = start.saturating_add(len);
+            return Ok(x);
+        }
+    }
+    read_varint_bytes(buf, pos, end)
+}
+
+#[cold]
+fn read_varint_bytes(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, DecodeError> {
     let start = *pos;
     let mut value = 0u64;
     let mut i = start;
@@ -198,8 +236,38 @@ pub fn write_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects,
+    reason = "tests index known vectors"
+)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_varints_agree_with_the_byte_loop_at_every_length_and_position() {
+        for len in 1..=10usize {
+            for tail in [0usize, 3, 9] {
+                for fill in [0x80u8, 0xFF, 0xAA] {
+                    let mut bytes = vec![fill; len];
+                    bytes[len - 1] &= 0x7F;
+                    if len == 10 {
+                        bytes[9] = 1;
+                    }
+                    bytes.extend(std::iter::repeat_n(0x77, tail));
+                    for end in len.saturating_sub(1)..=bytes.len() {
+                        let (mut a, mut b) = (0, 0);
+                        let word = read_varint_slow(&bytes, &mut a, end);
+                        let loop_ = read_varint_bytes(&bytes, &mut b, end);
+                        assert_eq!(word, loop_, "len {len}, tail {tail}, end {end}");
+                        assert_eq!(a, b);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn varint_len_matches_written_length() {
