@@ -5,73 +5,31 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use quarry::Arena;
 use quarry_nostr::{Decoder, IdCheck, RelayMessage};
 
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn bump() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; the
-// counter is a const-initialised thread local, so counting allocates
-// nothing itself.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn count<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    let before = ALLOCS.with(Cell::get);
-    let r = f();
-    (ALLOCS.with(Cell::get) - before, r)
-}
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 fn check_shape(decoder: &Decoder, i: usize) {
     let (name, ntags, nelems) = common::SHAPES[i];
     let bytes = common::relay_event(&common::shape(i, 1));
     let mut arena = Arena::new();
-    let (fresh, ok) = count(|| match decoder.decode_relay_message(&arena, &bytes) {
-        Ok(RelayMessage::Event { event, .. }) => {
-            event.tags().len() == ntags
-                && event.tags().element_count() == nelems
-                && event.id_valid() != Some(false)
-        }
-        _ => false,
-    });
+    let (fresh, ok) =
+        quarry_testkit::count_allocs(|| match decoder.decode_relay_message(&arena, &bytes) {
+            Ok(RelayMessage::Event { event, .. }) => {
+                event.tags().len() == ntags
+                    && event.tags().element_count() == nelems
+                    && event.id_valid() != Some(false)
+            }
+            _ => false,
+        });
     assert!(ok, "{name}: decode failed or wrong shape");
     assert_eq!(fresh, 1, "{name}: allocations into a fresh arena");
     for _ in 0..3 {
         arena.reset();
-        let (reused, ok) = count(|| decoder.decode_relay_message(&arena, &bytes).is_ok());
+        let (reused, ok) =
+            quarry_testkit::count_allocs(|| decoder.decode_relay_message(&arena, &bytes).is_ok());
         assert!(ok);
         assert_eq!(reused, 0, "{name}: allocations into a reset arena");
     }
@@ -107,11 +65,15 @@ fn a_bare_event_with_escapes_also_costs_one_allocation() {
     let json = ev.as_json();
     assert!(json.contains("\\n") && json.contains("\\u0001"));
     let mut arena = Arena::new();
-    let (fresh, ok) = count(|| quarry_nostr::decode_event(&arena, json.as_bytes()).is_ok());
+    let (fresh, ok) = quarry_testkit::count_allocs(|| {
+        quarry_nostr::decode_event(&arena, json.as_bytes()).is_ok()
+    });
     assert!(ok);
     assert_eq!(fresh, 1);
     arena.reset();
-    let (reused, ok) = count(|| quarry_nostr::decode_event(&arena, json.as_bytes()).is_ok());
+    let (reused, ok) = quarry_testkit::count_allocs(|| {
+        quarry_nostr::decode_event(&arena, json.as_bytes()).is_ok()
+    });
     assert!(ok);
     assert_eq!(reused, 0);
 }

@@ -4,43 +4,19 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use quarry::Arena;
 use quarry_nostr::{Decoder, Event};
 
-struct Live;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: forwards to the system allocator; only counts sizes.
-unsafe impl GlobalAlloc for Live {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(
-            new_size as isize - layout.size() as isize,
-            Ordering::Relaxed,
-        );
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Live = Live;
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 #[test]
 fn ten_thousand_thread_events_held_in_less_than_their_json() {
+    // Everything runs on this thread: its live heap bytes are the count.
+    quarry_testkit::tracked(timeline_held_in_less_than_its_json);
+}
+
+fn timeline_held_in_less_than_its_json() {
     const N: u32 = 10_000;
     // 100 distinct signed events, each kept 100 times (signing is slow in
     // debug builds; the bytes held per event are the same).
@@ -50,7 +26,7 @@ fn ten_thousand_thread_events_held_in_less_than_their_json() {
 
     let decoder = Decoder::new();
     let mut scratch = Arena::new();
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = quarry_testkit::live_bytes();
     // The timeline: one arena sized for what it will hold, plus the
     // handles. Sizing it exactly is possible because compacted_size is
     // known per event; a growing arena would hold up to 2x in its last
@@ -65,7 +41,7 @@ fn ten_thousand_thread_events_held_in_less_than_their_json() {
         kept.push(event.compact_into(&timeline));
         scratch.reset();
     }
-    let held = (LIVE.load(Ordering::Relaxed) - before) as usize - scratch.stats().allocated_bytes;
+    let held = (quarry_testkit::live_bytes() - before) as usize - scratch.stats().allocated_bytes;
     let ratio = held as f64 / json_bytes as f64;
     println!(
         "{N} 12-tag events: JSON {json_bytes} B ({} B each), held {held} B ({} B each), {ratio:.3}x",

@@ -4,57 +4,17 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicIsize, Ordering};
 
 use quarry::ArenaPool;
 use quarry::bytes::Bytes;
 use quarry_nostr::{ClientMessage, Decoder, Event, OwnedMessage, RelayMessage};
 
-/// Live heap bytes allocated or freed by tracked threads (the message is
-/// freed on another thread, so the count is global; the harness's own
-/// threads are not tracked). Tests are serialized by `SERIAL`.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// Tests that count live heap bytes run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-thread_local! {
-    static TRACKED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn track(delta: isize) {
-    if TRACKED.try_with(Cell::get).unwrap_or(false) {
-        LIVE.fetch_add(delta, Ordering::SeqCst);
-    }
-}
-
-fn tracked<R>(f: impl FnOnce() -> R) -> R {
-    TRACKED.with(|t| t.set(true));
-    let r = f();
-    TRACKED.with(|t| t.set(false));
-    r
-}
-
-// SAFETY: every method forwards to `System` unchanged; the addition is an
-// atomic counter and a const thread-local that never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        track(layout.size() as isize);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        track(-(layout.size() as isize));
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 /// What a reader looks at: id, pubkey, kind, created_at, content, tags.
 type Snapshot = ([u8; 32], [u8; 32], u16, u64, String, Vec<Vec<String>>);
@@ -104,15 +64,17 @@ fn moved_to_another_thread_reads_the_same_and_leaks_nothing() {
     let worker = std::thread::spawn(move || {
         for msg in inbox {
             let seen = snapshot(msg.event().unwrap());
-            tracked(|| drop(msg));
+            quarry_testkit::tracked(|| drop(msg));
             to_main.send(seen).unwrap();
         }
     });
     for _ in 0..2 {
-        let baseline = LIVE.load(Ordering::SeqCst);
+        let baseline = quarry_testkit::live_bytes();
         // A copy of the wire bytes, so the message owns them.
-        let msg = tracked(|| OwnedMessage::decode_client(Bytes::copy_from_slice(&wire)).unwrap());
-        assert!(LIVE.load(Ordering::SeqCst) > baseline);
+        let msg = quarry_testkit::tracked(|| {
+            OwnedMessage::decode_client(Bytes::copy_from_slice(&wire)).unwrap()
+        });
+        assert!(quarry_testkit::live_bytes() > baseline);
         assert!(matches!(msg.client(), Some(ClientMessage::Event(_))));
         assert_eq!(msg.event().unwrap().id_valid(), Some(true));
         let before = snapshot(msg.event().unwrap());
@@ -120,7 +82,7 @@ fn moved_to_another_thread_reads_the_same_and_leaks_nothing() {
         to_worker.send(msg).unwrap();
         let after = results.recv().unwrap();
         assert_eq!(after, before);
-        assert_eq!(LIVE.load(Ordering::SeqCst), baseline, "bytes leaked");
+        assert_eq!(quarry_testkit::live_bytes(), baseline, "bytes leaked");
     }
     drop(to_worker);
     worker.join().unwrap();

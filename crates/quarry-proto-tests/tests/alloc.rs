@@ -3,60 +3,13 @@
 //! arena makes one heap allocation (the arena's chunk, sized by the
 //! decoder's estimate), into a reset arena none.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use quarry::Arena;
 use quarry_proto::{Decoder, MessageRef, Reserve};
 use quarry_proto_tests::samples::{self, Root};
 use quarry_proto_tests::wa;
 
-struct Counting;
-
-// Counting is per thread: the test harness runs tests on several threads at
-// once, and a process-wide counter would charge one test with another's
-// allocations (it did: both tests failed when run in parallel).
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record() {
-    // `try_with`: the allocator also runs while thread-locals are torn down.
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` unchanged; the only addition is
-// bumping a thread-local counter, which never allocates (const thread-locals
-// of `Cell<_>` have no lazy initialisation and no destructor).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 fn table(root: Root) -> MessageRef {
     match root {
@@ -66,29 +19,22 @@ fn table(root: Root) -> MessageRef {
     }
 }
 
-/// Heap allocations (alloc, alloc_zeroed, realloc) this thread makes in `f`.
-fn count(f: impl FnOnce()) -> usize {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    f();
-    COUNTING.with(|on| on.set(false));
-    COUNT.with(Cell::get)
-}
-
 #[test]
 fn the_counter_is_live() {
     assert_eq!(
-        count(|| {
+        quarry_testkit::count_allocs(|| {
             std::hint::black_box(vec![1u8; 100]);
-        }),
+        })
+        .0,
         1
     );
     assert_eq!(
-        count(|| {
+        quarry_testkit::count_allocs(|| {
             let mut v: Vec<u64> = Vec::with_capacity(1);
             v.extend([1, 2, 3]);
             std::hint::black_box(v);
-        }),
+        })
+        .0,
         2
     );
 }
@@ -96,14 +42,16 @@ fn the_counter_is_live() {
 fn check(decoder: Decoder) {
     for s in samples::all() {
         let mut arena = Arena::new();
-        let fresh = count(|| {
+        let fresh = quarry_testkit::count_allocs(|| {
             decoder.decode(table(s.root), &arena, &s.bytes).unwrap();
-        });
+        })
+        .0;
         assert_eq!(fresh, 1, "{} fresh ({:?})", s.name, decoder.reserve);
         arena.reset();
-        let reused = count(|| {
+        let reused = quarry_testkit::count_allocs(|| {
             decoder.decode(table(s.root), &arena, &s.bytes).unwrap();
-        });
+        })
+        .0;
         assert_eq!(reused, 0, "{} reused ({:?})", s.name, decoder.reserve);
         let stats = arena.stats();
         println!(
@@ -132,14 +80,15 @@ fn generated_decode_costs_the_same() {
     let bytes = prost::Message::encode_to_vec(&bytes);
     let mut arena = Arena::new();
     assert_eq!(
-        count(|| {
+        quarry_testkit::count_allocs(|| {
             wa::MessageView::decode(&arena, &bytes).unwrap();
-        }),
+        })
+        .0,
         1
     );
     arena.reset();
     assert_eq!(
-        count(|| {
+        quarry_testkit::count_allocs(|| {
             let m = wa::MessageView::decode(&arena, &bytes).unwrap();
             // Reading allocates nothing either.
             let ctx = m.extended_text_message().unwrap().context_info().unwrap();
@@ -147,7 +96,8 @@ fn generated_decode_costs_the_same() {
                 ctx.quoted_message().unwrap().conversation(),
                 "Dinner at eight? Booked the usual."
             );
-        }),
+        })
+        .0,
         0
     );
 }

@@ -3,10 +3,6 @@
 //! dropped, and frees everything it held (a counting allocator watches the
 //! live heap bytes of this thread and the one it moved to).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use prost::Message as _;
 use quarry::ArenaPool;
 use quarry::bytes::Bytes;
@@ -14,46 +10,8 @@ use quarry_proto::OwnedRecord;
 use quarry_proto_tests::samples;
 use quarry_proto_tests::wa::MessageView;
 
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// Only the test's own steps are counted (not the harness, nor the runtime
-// starting and joining a thread), on whichever thread they run.
-thread_local! {
-    static TRACKED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn track(delta: isize) {
-    if TRACKED.try_with(Cell::get).unwrap_or(false) {
-        LIVE.fetch_add(delta, Ordering::SeqCst);
-    }
-}
-
-fn tracked<R>(f: impl FnOnce() -> R) -> R {
-    TRACKED.with(|t| t.set(true));
-    let r = f();
-    TRACKED.with(|t| t.set(false));
-    r
-}
-
-// SAFETY: every method forwards to `System` unchanged; the addition is an
-// atomic counter and a const thread-local, neither of which allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        track(layout.size() as isize);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        track(-(layout.size() as isize));
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 /// What prost reads from the sample: the independent expectation.
 fn expected(bytes: &[u8]) -> (String, String, String) {
@@ -90,9 +48,9 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
     // Cloning `Bytes` made from a `Vec` allocates its shared header once,
     // kept until the last clone goes: made here, outside the count.
     let input = bytes.clone();
-    let before = LIVE.load(Ordering::SeqCst);
-    let pool = tracked(ArenaPool::new);
-    let rec = tracked(|| {
+    let before = quarry_testkit::live_bytes();
+    let pool = quarry_testkit::tracked(ArenaPool::new);
+    let rec = quarry_testkit::tracked(|| {
         let rec = OwnedRecord::decode_with(
             &quarry_proto::Decoder::new(),
             MessageView::TABLE,
@@ -106,12 +64,12 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
     assert_eq!(pool.stats().checked_out, 1);
     let moved_want = want.clone();
     let rec = std::thread::spawn(move || {
-        tracked(|| assert_eq!(read(&rec), moved_want));
+        quarry_testkit::tracked(|| assert_eq!(read(&rec), moved_want));
         rec
     })
     .join()
     .unwrap();
-    tracked(|| {
+    quarry_testkit::tracked(|| {
         assert_eq!(read(&rec), want);
         // Strings borrow from the input: a zero-copy slice of it.
         let text = rec.with(|r| {
@@ -126,7 +84,7 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
     assert_eq!(pool.stats().pooled, 1);
 
     // A message that fails to decode returns its pooled arena too.
-    let err = tracked(|| {
+    let err = quarry_testkit::tracked(|| {
         OwnedRecord::decode_with(
             &quarry_proto::Decoder::new(),
             MessageView::TABLE,
@@ -137,6 +95,10 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
     });
     assert!(err.offset() <= 3, "{err:?}");
     assert_eq!(pool.stats().checked_out, 0);
-    tracked(|| drop(pool));
-    assert_eq!(LIVE.load(Ordering::SeqCst) - before, 0, "leaked heap bytes");
+    quarry_testkit::tracked(|| drop(pool));
+    assert_eq!(
+        quarry_testkit::live_bytes() - before,
+        0,
+        "leaked heap bytes"
+    );
 }

@@ -8,76 +8,23 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use quarry::Arena;
 
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record() {
-    // `try_with`: the allocator also runs while thread-locals are torn down.
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` unchanged; the only addition is
-// bumping a thread-local counter, which itself never allocates (const
-// thread-locals of `Cell<_>` have no lazy initialisation and no destructor).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Heap allocations (alloc, alloc_zeroed, realloc) this thread makes in `f`.
-fn count_allocs<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    let out = f();
-    COUNTING.with(|on| on.set(false));
-    (COUNT.with(Cell::get), out)
-}
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 #[test]
 fn the_counter_is_live() {
-    let (n, v) = count_allocs(|| std::hint::black_box(vec![1u8; 100]));
+    let (n, v) = quarry_testkit::count_allocs(|| std::hint::black_box(vec![1u8; 100]));
     assert_eq!(n, 1);
     drop(v);
-    let (n, _) = count_allocs(|| {
+    let (n, _) = quarry_testkit::count_allocs(|| {
         let mut v: Vec<u64> = Vec::with_capacity(1);
         v.extend(0..1000);
         std::hint::black_box(v)
     });
     assert!(n >= 2, "a growing Vec reallocates, counted {n}");
-    let (n, _) = count_allocs(|| std::hint::black_box(3 + 4));
+    let (n, _) = quarry_testkit::count_allocs(|| std::hint::black_box(3 + 4));
     assert_eq!(n, 0);
 }
 
@@ -111,7 +58,7 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
         // the input length). Constructing the arena is not counted: it
         // allocates nothing anyway (checked next).
         let mut arena = Arena::new();
-        let (fresh, nodes) = count_allocs(|| decode_and_walk(&arena, input));
+        let (fresh, nodes) = quarry_testkit::count_allocs(|| decode_and_walk(&arena, input));
         assert!(nodes > 0);
         if fresh != 1 {
             failures.push(format!(
@@ -121,7 +68,7 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
         }
         // Warmed arena after reset: nothing.
         arena.reset();
-        let (warm, _) = count_allocs(|| decode_and_walk(&arena, input));
+        let (warm, _) = quarry_testkit::count_allocs(|| decode_and_walk(&arena, input));
         if warm != 0 {
             failures.push(format!(
                 "{}: warmed arena made {warm} allocations, want 0",
@@ -130,7 +77,7 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
         }
         // And again, to show it stays at zero message after message.
         arena.reset();
-        let (again, _) = count_allocs(|| decode_and_walk(&arena, input));
+        let (again, _) = quarry_testkit::count_allocs(|| decode_and_walk(&arena, input));
         if again != 0 {
             failures.push(format!(
                 "{}: third decode made {again} allocations, want 0",
@@ -142,7 +89,7 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
     // Compressed fanout frame: the inflated size is not on the wire, so a
     // fresh arena may need a second chunk; a warmed one needs nothing.
     let mut arena = Arena::new();
-    let (fresh, tag) = count_allocs(|| {
+    let (fresh, tag) = quarry_testkit::count_allocs(|| {
         let node = quarry_wa::decode_frame(&arena, &compressed).expect("frame decodes");
         walk(node);
         node.tag().len()
@@ -154,7 +101,9 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
         ));
     }
     arena.reset();
-    let (warm, _) = count_allocs(|| walk(quarry_wa::decode_frame(&arena, &compressed).unwrap()));
+    let (warm, _) = quarry_testkit::count_allocs(|| {
+        walk(quarry_wa::decode_frame(&arena, &compressed).unwrap())
+    });
     if warm != 0 {
         failures.push(format!(
             "compressed fanout: warmed arena made {warm} allocations, want 0"
@@ -170,7 +119,7 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
 
 #[test]
 fn a_new_arena_allocates_nothing() {
-    let (n, arena) = count_allocs(Arena::new);
+    let (n, arena) = quarry_testkit::count_allocs(Arena::new);
     assert_eq!(n, 0);
     assert_eq!(arena.stats().allocated_bytes, 0);
 }
@@ -182,7 +131,8 @@ fn a_failed_decode_into_a_warmed_arena_allocates_nothing() {
     quarry_wa::decode(&arena, fixture.node_bytes()).unwrap();
     arena.reset();
     let truncated = &fixture.node_bytes()[..fixture.node_bytes().len() - 1];
-    let (n, result) = count_allocs(|| quarry_wa::decode(&arena, truncated).map(|_| ()));
+    let (n, result) =
+        quarry_testkit::count_allocs(|| quarry_wa::decode(&arena, truncated).map(|_| ()));
     assert!(result.is_err());
     assert_eq!(
         n, 0,

@@ -2,57 +2,17 @@
 //! move; it is dropped without leaks; `slice_bytes` shares the input where
 //! a payload borrows from it and copies what lives in the arena.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicIsize, Ordering};
 
 use quarry::ArenaPool;
 use quarry::bytes::Bytes;
 use quarry_wa::{Decoder, Jid, Node, OwnedNode, OwnedStanza, Server};
 
-/// Live heap bytes allocated or freed by tracked threads (the stanza is
-/// freed on another thread, so the count is global; the harness's own
-/// threads are not tracked). Tests are serialized by `SERIAL`.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// Tests that count live heap bytes run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-thread_local! {
-    static TRACKED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn track(delta: isize) {
-    if TRACKED.try_with(Cell::get).unwrap_or(false) {
-        LIVE.fetch_add(delta, Ordering::SeqCst);
-    }
-}
-
-fn tracked<R>(f: impl FnOnce() -> R) -> R {
-    TRACKED.with(|t| t.set(true));
-    let r = f();
-    TRACKED.with(|t| t.set(false));
-    r
-}
-
-// SAFETY: every method forwards to `System` unchanged; the addition is an
-// atomic counter and a const thread-local that never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        track(layout.size() as isize);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        track(-(layout.size() as isize));
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 const DEVICES: u16 = if cfg!(miri) { 2 } else { 8 };
 
@@ -142,20 +102,21 @@ fn moved_to_another_thread_reads_the_same_and_leaks_nothing() {
     let worker = std::thread::spawn(move || {
         for stanza in inbox {
             let seen = snapshot_of(stanza.get());
-            tracked(|| drop(stanza));
+            quarry_testkit::tracked(|| drop(stanza));
             to_main.send(seen).unwrap();
         }
     });
     for _ in 0..2 {
-        let baseline = LIVE.load(Ordering::SeqCst);
-        let stanza = tracked(|| OwnedStanza::decode(Bytes::from(wire.clone())).unwrap());
-        assert!(LIVE.load(Ordering::SeqCst) > baseline);
+        let baseline = quarry_testkit::live_bytes();
+        let stanza =
+            quarry_testkit::tracked(|| OwnedStanza::decode(Bytes::from(wire.clone())).unwrap());
+        assert!(quarry_testkit::live_bytes() > baseline);
         let before = snapshot_of(stanza.get());
         assert_eq!(sorted(before.clone()), sorted(want.clone()));
         to_worker.send(stanza).unwrap();
         let after = results.recv().unwrap();
         assert_eq!(after, before);
-        assert_eq!(LIVE.load(Ordering::SeqCst), baseline, "bytes leaked");
+        assert_eq!(quarry_testkit::live_bytes(), baseline, "bytes leaked");
     }
     drop(to_worker);
     worker.join().unwrap();

@@ -4,63 +4,12 @@
 //! falls back under the cap. Counting is per thread, so other tests running
 //! in parallel cannot disturb it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use quarry::bytes::Bytes;
 use quarry::{ArenaPool, DecodeOptions};
 use quarry_wa::{Decoder, Jid, OwnedNode, OwnedStanza, Server};
 
-struct Counting;
-
-thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn bump() {
-    // `try_with`: the allocator also runs while thread-locals are torn down.
-    let _ = ON.try_with(|on| {
-        if on.get() {
-            let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` unchanged; the addition is a
-// thread-local counter that never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    ALLOCS.with(|n| n.set(0));
-    ON.with(|on| on.set(true));
-    let out = f();
-    ON.with(|on| on.set(false));
-    (ALLOCS.with(Cell::get), out)
-}
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 const STANZAS: usize = if cfg!(miri) { 3 } else { 64 };
 const ROUNDS: usize = if cfg!(miri) { 2 } else { 20 };
@@ -128,7 +77,7 @@ fn steady_state_decodes_allocate_nothing() {
     }
     for _ in 0..ROUNDS {
         for (bytes, want) in &stanzas {
-            let (n, ok) = allocations(|| {
+            let (n, ok) = quarry_testkit::count_allocs(|| {
                 let arena = pool.get();
                 let node = quarry_wa::decode(&arena, bytes).unwrap();
                 let got = read(node);
@@ -154,7 +103,7 @@ fn steady_state_owned_stanzas_allocate_nothing() {
     }
     for _ in 0..ROUNDS {
         for (bytes, want) in &stanzas {
-            let (n, ok) = allocations(|| {
+            let (n, ok) = quarry_testkit::count_allocs(|| {
                 let stanza = OwnedStanza::decode_with(&decoder, pool.get(), bytes.clone()).unwrap();
                 let got = read(stanza.get());
                 got.0 == want.0 && got.1 == want.1 && got.2 == want.2
@@ -210,7 +159,7 @@ fn memory_returns_under_the_cap_after_a_huge_stanza() {
     // it allocates nothing.
     decoder.decode(&pool.get(), &small).unwrap();
     assert_eq!(pool.stats().retained_bytes, steady);
-    let (n, _) = allocations(|| {
+    let (n, _) = quarry_testkit::count_allocs(|| {
         decoder.decode(&pool.get(), &small).unwrap();
     });
     assert_eq!(n, 0);

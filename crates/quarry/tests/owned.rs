@@ -1,53 +1,16 @@
 //! `Owned`: a decoded message that keeps its input and arena travels to
 //! another thread, reads the same there, and is freed without a leak.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicIsize, Ordering};
 
 use quarry::bytes::Bytes;
 use quarry::{Arena, ArenaPool, Covariant, MessageArena, Owned, ViewFamily};
 
-/// Live heap bytes allocated or freed by tracked threads: the message is
-/// freed on another thread, so the count is global, but the test harness's
-/// own threads are not tracked. Tests are serialized by `SERIAL`.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// Tests that count live heap bytes run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-thread_local! {
-    static TRACKED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn track(delta: isize) {
-    if TRACKED.try_with(Cell::get).unwrap_or(false) {
-        LIVE.fetch_add(delta, Ordering::SeqCst);
-    }
-}
-
-fn tracked<R>(f: impl FnOnce() -> R) -> R {
-    TRACKED.with(|t| t.set(true));
-    let r = f();
-    TRACKED.with(|t| t.set(false));
-    r
-}
-
-// SAFETY: forwards to `System`, only counting on the side.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        track(layout.size() as isize);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        track(-(layout.size() as isize));
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 /// A toy format: `key=value;key=value`, decoded into a table of pairs in
 /// the arena (keys borrowed from the input, values upper-cased copies in
@@ -111,23 +74,23 @@ fn moved_to_another_thread_reads_the_same_and_leaks_nothing() {
             // The view points at the same input bytes after the move.
             assert_eq!(msg.get().pairs[0].0.as_ptr() as usize, key0);
             let seen = snapshot(msg.get());
-            tracked(|| drop(msg));
+            quarry_testkit::tracked(|| drop(msg));
             to_main.send(seen).unwrap();
         }
     });
     for _ in 0..2 {
-        let baseline = LIVE.load(Ordering::SeqCst);
-        let msg = tracked(|| {
+        let baseline = quarry_testkit::live_bytes();
+        let msg = quarry_testkit::tracked(|| {
             Owned::<PairsFamily>::try_new(input(), MessageArena::new(), decode_pairs).unwrap()
         });
-        assert!(LIVE.load(Ordering::SeqCst) > baseline);
+        assert!(quarry_testkit::live_bytes() > baseline);
         let before = snapshot(msg.get());
         assert_eq!(before, expected_pairs(msg.backing_bytes()));
         let key0 = msg.get().pairs[0].0.as_ptr() as usize;
         to_worker.send((msg, key0)).unwrap();
         let after = results.recv().unwrap();
         assert_eq!(after, before);
-        assert_eq!(LIVE.load(Ordering::SeqCst), baseline, "bytes leaked");
+        assert_eq!(quarry_testkit::live_bytes(), baseline, "bytes leaked");
     }
     drop(to_worker);
     worker.join().unwrap();

@@ -1,50 +1,10 @@
 //! `ArenaPool`: zero allocations in the steady state, memory returned after
 //! a burst, bounds, statistics, and use across threads.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use quarry::{Arena, ArenaPool, PoolStats, PooledArena};
 
-/// Counts allocations made by the current thread (tests run in parallel,
-/// so a global count would mix them).
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump_count() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: forwards to `System`, only counting on the side.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump_count();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump_count();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump_count();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_in(f: impl FnOnce()) -> u64 {
-    let before = ALLOCS.with(Cell::get);
-    f();
-    ALLOCS.with(Cell::get) - before
-}
+static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;
 
 /// Sizes: small under Miri, which runs every allocation through its
 /// interpreter.
@@ -68,7 +28,7 @@ fn steady_state_makes_no_allocation() {
     // Warm-up: the pool creates its arena, the arena its chunk.
     serve(&pool.get(), &request);
     for _ in 0..ROUNDS {
-        let n = allocations_in(|| {
+        let (n, ()) = quarry_testkit::count_allocs(|| {
             let arena = pool.get();
             assert!(serve(&arena, &request) > 0);
             drop(arena);
@@ -85,7 +45,7 @@ fn a_fresh_pool_allocates_the_arena_and_its_chunk_once() {
     let pool = ArenaPool::new();
     let request = vec![1u8; REQUEST];
     // The box of the arena, then its one chunk.
-    let first = allocations_in(|| {
+    let (first, ()) = quarry_testkit::count_allocs(|| {
         serve(&pool.get(), &request);
     });
     assert_eq!(first, 2);
