@@ -594,7 +594,9 @@ impl<'a> Reader<'a> {
 
     /// Skip one value of any type. `depth` is the depth of the value
     /// itself; containers inside it count on from there. No recursion:
-    /// a bit per open container says whether it is an object.
+    /// a bit per open container says whether it is an object, in a fixed
+    /// array of 1,024 bits, so skipped values nest at most
+    /// `min(max_depth, 1024)` levels and the error names that limit.
     #[expect(
         clippy::arithmetic_side_effects,
         clippy::indexing_slicing,
@@ -612,10 +614,9 @@ impl<'a> Reader<'a> {
             match self.peek() {
                 Some(c @ (b'{' | b'[')) => {
                     if depth + open >= limit {
-                        return Err(DecodeError::DepthLimit {
-                            offset: at,
-                            limit: max_depth,
-                        });
+                        // The limit that stopped it: `max_depth`, or the
+                        // skipper's own 1,024 levels when that is lower.
+                        return Err(DecodeError::DepthLimit { offset: at, limit });
                     }
                     let word = (open / 64) as usize;
                     let bit = 1u64 << (open % 64);
