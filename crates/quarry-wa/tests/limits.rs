@@ -16,12 +16,6 @@ fn decoder(options: DecodeOptions) -> Decoder {
     }
 }
 
-fn with(f: impl FnOnce(&mut DecodeOptions)) -> Decoder {
-    let mut options = DecodeOptions::default();
-    f(&mut options);
-    decoder(options)
-}
-
 fn run(decoder: &Decoder, input: &[u8]) -> Result<(), DecodeError> {
     let arena = Arena::new();
     decoder.decode(&arena, input).map(|_| ())
@@ -30,23 +24,17 @@ fn run(decoder: &Decoder, input: &[u8]) -> Result<(), DecodeError> {
 // ---------------------------------------------------------------------------
 // Depth: the root is depth 0; a node at depth `max_depth` is rejected.
 
-/// `levels` nested <message> nodes (each level 5 bytes, the innermost 3).
-fn chain(levels: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    for _ in 0..levels - 1 {
-        out.extend_from_slice(&[0xF8, 0x02, 19, 0xF8, 0x01]);
-    }
-    out.extend_from_slice(&[0xF8, 0x01, 19]);
-    out
-}
-
 #[test]
 fn depth_at_the_limit_decodes_and_one_past_fails() {
     for max_depth in [1u32, 2, 5, 16, 128, 200] {
-        let d = with(|o| o.max_depth = max_depth);
+        let d = common::decoder_with(|o| o.max_depth = max_depth);
         let deepest = max_depth as usize; // nodes at depths 0..max_depth-1
-        assert_eq!(run(&d, &chain(deepest)), Ok(()), "max_depth {max_depth}");
-        let err = run(&d, &chain(deepest + 1)).unwrap_err();
+        assert_eq!(
+            run(&d, &common::nested_messages(deepest)),
+            Ok(()),
+            "max_depth {max_depth}"
+        );
+        let err = run(&d, &common::nested_messages(deepest + 1)).unwrap_err();
         // The node at depth max_depth - 1 starts at 5 * (max_depth - 1);
         // its child list header ends 5 bytes later, where the node at
         // depth max_depth would start.
@@ -60,9 +48,9 @@ fn depth_at_the_limit_decodes_and_one_past_fails() {
         assert!(err.is_limit());
     }
     // The default is the peer's 128.
-    assert_eq!(run(&Decoder::new(), &chain(128)), Ok(()));
+    assert_eq!(run(&Decoder::new(), &common::nested_messages(128)), Ok(()));
     assert!(matches!(
-        run(&Decoder::new(), &chain(129)),
+        run(&Decoder::new(), &common::nested_messages(129)),
         Err(DecodeError::DepthLimit { limit: 128, .. })
     ));
 }
@@ -72,9 +60,12 @@ fn an_empty_child_list_adds_no_depth() {
     // <message><message/></message> whose inner node has an empty list: no
     // node stands at depth 2, so max_depth 2 accepts it.
     let input = [0xF8, 0x02, 19, 0xF8, 0x01, 0xF8, 0x02, 19, 0xF8, 0x00];
-    assert_eq!(run(&with(|o| o.max_depth = 2), &input), Ok(()));
+    assert_eq!(
+        run(&common::decoder_with(|o| o.max_depth = 2), &input),
+        Ok(())
+    );
     assert!(
-        run(&with(|o| o.max_depth = 1), &input)
+        run(&common::decoder_with(|o| o.max_depth = 1), &input)
             .unwrap_err()
             .is_limit()
     );
@@ -93,8 +84,11 @@ fn items_at_the_limit_decode_and_one_past_fails() {
         0xF8, 0x03, 29, 8, 29, // child 1 at 11
         0xF8, 0x03, 29, 8, 29, // child 2 at 16
     ];
-    assert_eq!(run(&with(|o| o.max_items = 8), &input), Ok(()));
-    let err = run(&with(|o| o.max_items = 7), &input).unwrap_err();
+    assert_eq!(
+        run(&common::decoder_with(|o| o.max_items = 8), &input),
+        Ok(())
+    );
+    let err = run(&common::decoder_with(|o| o.max_items = 7), &input).unwrap_err();
     assert!(
         matches!(err, DecodeError::ItemLimit { limit: 7, .. }),
         "{err:?}"
@@ -103,11 +97,20 @@ fn items_at_the_limit_decode_and_one_past_fails() {
     // The eighth item is child 2's attribute.
     assert!((16..21).contains(&err.offset()), "{err:?}");
     // A bare node is one item.
-    assert_eq!(run(&with(|o| o.max_items = 1), &[0xF8, 0x01, 19]), Ok(()));
+    assert_eq!(
+        run(
+            &common::decoder_with(|o| o.max_items = 1),
+            &[0xF8, 0x01, 19]
+        ),
+        Ok(())
+    );
     assert!(
-        run(&with(|o| o.max_items = 0), &[0xF8, 0x01, 19])
-            .unwrap_err()
-            .is_limit()
+        run(
+            &common::decoder_with(|o| o.max_items = 0),
+            &[0xF8, 0x01, 19]
+        )
+        .unwrap_err()
+        .is_limit()
     );
 }
 
@@ -123,12 +126,12 @@ fn fixture_item_counts_are_exact_limits() {
         let items = count(&peer);
         let input = fixture.node_bytes();
         assert_eq!(
-            run(&with(|o| o.max_items = items), input),
+            run(&common::decoder_with(|o| o.max_items = items), input),
             Ok(()),
             "{}",
             fixture.name
         );
-        let err = run(&with(|o| o.max_items = items - 1), input).unwrap_err();
+        let err = run(&common::decoder_with(|o| o.max_items = items - 1), input).unwrap_err();
         assert!(
             matches!(err, DecodeError::ItemLimit { limit, .. } if limit == items - 1),
             "{}: {err:?}",
@@ -143,7 +146,7 @@ fn fixture_item_counts_are_exact_limits() {
 /// The smallest `max_arena_bytes` under which `input` decodes (binary
 /// search; the decode is monotone in the budget).
 fn least_arena_budget(input: &[u8]) -> usize {
-    let ok = |limit| run(&with(|o| o.max_arena_bytes = limit), input).is_ok();
+    let ok = |limit| run(&common::decoder_with(|o| o.max_arena_bytes = limit), input).is_ok();
     let (mut lo, mut hi) = (0, max_arena_bytes(input.len()) * 4);
     assert!(ok(hi), "decodes under a generous budget");
     while lo < hi {
@@ -168,11 +171,15 @@ fn arena_budget_at_the_limit_decodes_and_one_less_fails() {
             max_arena_bytes(input.len())
         );
         assert_eq!(
-            run(&with(|o| o.max_arena_bytes = least), input),
+            run(&common::decoder_with(|o| o.max_arena_bytes = least), input),
             Ok(()),
             "{name}"
         );
-        let err = run(&with(|o| o.max_arena_bytes = least - 1), input).unwrap_err();
+        let err = run(
+            &common::decoder_with(|o| o.max_arena_bytes = least - 1),
+            input,
+        )
+        .unwrap_err();
         assert!(
             matches!(err, DecodeError::ArenaLimit { limit, .. } if limit == least - 1),
             "{name}: {err:?}"
@@ -222,14 +229,14 @@ fn frame_inflating_to(inflated: usize) -> Vec<u8> {
 fn inflated_size_at_the_limit_decodes_and_one_past_fails() {
     for inflated in [8, 9, 100, 1024, 4096, 20_000, 65_536, 1 << 20] {
         let frame = frame_inflating_to(inflated);
-        let d = with(|o| o.max_inflated_bytes = inflated);
+        let d = common::decoder_with(|o| o.max_inflated_bytes = inflated);
         let arena = Arena::new();
         let node = d
             .decode_frame(&arena, &frame)
             .unwrap_or_else(|e| panic!("{inflated}: {e:?}"));
         assert_eq!(node.content_bytes().map(<[u8]>::len), Some(inflated - 8));
 
-        let d = with(|o| o.max_inflated_bytes = inflated - 1);
+        let d = common::decoder_with(|o| o.max_inflated_bytes = inflated - 1);
         let arena = Arena::new();
         let err = d.decode_frame(&arena, &frame).map(|_| ()).unwrap_err();
         assert!(

@@ -13,46 +13,33 @@ mod common;
 
 use miniz_oxide::inflate::core::DecompressorOxide;
 use proptest::prelude::*;
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry::{Arena, DecodeError};
 use quarry_wa::{Decoder, OwnedNode, max_arena_bytes};
-
-fn with(f: impl FnOnce(&mut DecodeOptions)) -> Decoder {
-    let mut options = DecodeOptions::default();
-    f(&mut options);
-    Decoder {
-        options,
-        ..Decoder::new()
-    }
-}
 
 fn frame(decoder: &Decoder, frame: &[u8]) -> Result<(), DecodeError> {
     let arena = Arena::new();
     decoder.decode_frame(&arena, frame).map(|_| ())
 }
 
-/// `levels` nested <message> nodes (each level 5 bytes, the innermost 3).
-fn chain(levels: usize) -> Vec<u8> {
-    let mut out = Vec::new();
-    for _ in 0..levels - 1 {
-        out.extend_from_slice(&[0xF8, 0x02, 19, 0xF8, 0x01]);
-    }
-    out.extend_from_slice(&[0xF8, 0x01, 19]);
-    out
-}
-
 #[test]
 fn depth_inside_a_compressed_frame() {
     for max_depth in [1u32, 7, 128] {
-        let d = with(|o| o.max_depth = max_depth);
+        let d = common::decoder_with(|o| o.max_depth = max_depth);
         let deepest = max_depth as usize;
         assert_eq!(
-            frame(&d, &common::compressed_frame(&chain(deepest))),
+            frame(
+                &d,
+                &common::compressed_frame(&common::nested_messages(deepest))
+            ),
             Ok(())
         );
         // Offsets of a compressed frame count in its inflated bytes: the
         // node at depth max_depth starts at 5 * max_depth there.
         assert_eq!(
-            frame(&d, &common::compressed_frame(&chain(deepest + 1))),
+            frame(
+                &d,
+                &common::compressed_frame(&common::nested_messages(deepest + 1))
+            ),
             Err(DecodeError::DepthLimit {
                 offset: 5 * deepest,
                 limit: max_depth
@@ -60,7 +47,7 @@ fn depth_inside_a_compressed_frame() {
         );
         // In a plain frame, one byte further (the flags byte).
         let mut plain = vec![0x00];
-        plain.extend(chain(deepest + 1));
+        plain.extend(common::nested_messages(deepest + 1));
         assert_eq!(
             frame(&d, &plain),
             Err(DecodeError::DepthLimit {
@@ -81,8 +68,11 @@ fn items_inside_a_compressed_frame() {
         29,
     ];
     let compressed = common::compressed_frame(&nodes);
-    assert_eq!(frame(&with(|o| o.max_items = 8), &compressed), Ok(()));
-    let err = frame(&with(|o| o.max_items = 7), &compressed).unwrap_err();
+    assert_eq!(
+        frame(&common::decoder_with(|o| o.max_items = 8), &compressed),
+        Ok(())
+    );
+    let err = frame(&common::decoder_with(|o| o.max_items = 7), &compressed).unwrap_err();
     assert!(
         matches!(err, DecodeError::ItemLimit { limit: 7, .. }),
         "{err:?}"
@@ -96,7 +86,7 @@ fn items_inside_a_compressed_frame() {
 
 /// The smallest `max_arena_bytes` under which `input` decodes as a frame.
 fn least_frame_budget(input: &[u8]) -> usize {
-    let ok = |limit| frame(&with(|o| o.max_arena_bytes = limit), input).is_ok();
+    let ok = |limit| frame(&common::decoder_with(|o| o.max_arena_bytes = limit), input).is_ok();
     let (mut lo, mut hi) = (0, 64 << 20);
     assert!(ok(hi));
     while lo < hi {
@@ -117,11 +107,15 @@ fn frame_arena_budget_at_the_limit_decodes_and_one_less_fails() {
             let least = least_frame_budget(&input);
             let name = format!("{} {kind}", fixture.name);
             assert_eq!(
-                frame(&with(|o| o.max_arena_bytes = least), &input),
+                frame(&common::decoder_with(|o| o.max_arena_bytes = least), &input),
                 Ok(()),
                 "{name}"
             );
-            let err = frame(&with(|o| o.max_arena_bytes = least - 1), &input).unwrap_err();
+            let err = frame(
+                &common::decoder_with(|o| o.max_arena_bytes = least - 1),
+                &input,
+            )
+            .unwrap_err();
             assert!(
                 matches!(err, DecodeError::ArenaLimit { limit, .. } if limit == least - 1),
                 "{name}: {err:?}"
@@ -146,7 +140,11 @@ fn frame_arena_budget_at_the_limit_decodes_and_one_less_fails() {
 #[test]
 fn a_budget_below_the_inflater_state_fails_before_inflating() {
     let compressed = common::compressed_fanout_frame();
-    let err = frame(&with(|o| o.max_arena_bytes = 1000), &compressed).unwrap_err();
+    let err = frame(
+        &common::decoder_with(|o| o.max_arena_bytes = 1000),
+        &compressed,
+    )
+    .unwrap_err();
     // Charged at the first byte of the compressed body.
     assert_eq!(
         err,

@@ -679,20 +679,10 @@ fn the_named_differences_are_real() {
 // ---------------------------------------------------------------------------
 // Depth: same semantics as the peer (root 0, a node at depth 128 rejected).
 
-fn chain(levels: usize) -> Vec<u8> {
-    // `levels` nested <message> nodes, the innermost bare.
-    let mut out = Vec::new();
-    for _ in 0..levels - 1 {
-        out.extend_from_slice(&[0xF8, 0x02, 19, 0xF8, 0x01]);
-    }
-    out.extend_from_slice(&[0xF8, 0x01, 19]);
-    out
-}
-
 #[test]
 fn depth_limit_matches_the_peer() {
     for levels in [1, 2, 127, 128, 129, 130, 300] {
-        let input = chain(levels);
+        let input = common::nested_messages(levels);
         let want = if levels <= 128 {
             Outcome::BothAccept
         } else {

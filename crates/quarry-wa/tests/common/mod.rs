@@ -380,3 +380,24 @@ pub fn zlib_prefix_then_zeros(prefix: &[u8], zeros: usize) -> Vec<u8> {
     out.extend_from_slice(&adler32(&[(prefix, zeros)]).to_be_bytes());
     out
 }
+
+/// A decoder with the default options changed by `f`.
+pub fn decoder_with(f: impl FnOnce(&mut quarry::DecodeOptions)) -> quarry_wa::Decoder {
+    let mut options = quarry::DecodeOptions::default();
+    f(&mut options);
+    quarry_wa::Decoder {
+        options,
+        ..quarry_wa::Decoder::new()
+    }
+}
+
+/// `levels` nested `<message>` nodes, the innermost bare (each level 5
+/// bytes, the innermost 3).
+pub fn nested_messages(levels: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..levels - 1 {
+        out.extend_from_slice(&[0xF8, 0x02, 19, 0xF8, 0x01]);
+    }
+    out.extend_from_slice(&[0xF8, 0x01, 19]);
+    out
+}
