@@ -91,30 +91,17 @@ fn items_at_the_limit_decode_and_one_past_fails() {
 // ---------------------------------------------------------------------------
 // Depth: `max_depth` counts nested messages below the root.
 
-/// `Inner` nested `levels` deep through field `next` (3), each level
-/// `1A <len>` (two bytes while the rest is under 128 bytes).
-fn deep_inner(levels: usize) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    for _ in 0..levels {
-        let mut outer = vec![0x1A];
-        prost::encoding::encode_varint(bytes.len() as u64, &mut outer);
-        outer.extend(bytes);
-        bytes = outer;
-    }
-    bytes
-}
-
 #[test]
 fn depth_at_the_limit_decodes_and_one_past_fails_for_every_small_limit() {
     for max_depth in [1u32, 2, 3, 15, 16, 17, 40] {
         let d = with(|o| o.max_depth = max_depth);
-        let ok = deep_inner(max_depth as usize);
+        let ok = common::deep_inner(max_depth as usize);
         assert_eq!(
             run(&d, InnerView::TABLE, &ok),
             Ok(()),
             "max_depth {max_depth}"
         );
-        let deep = deep_inner(max_depth as usize + 1);
+        let deep = common::deep_inner(max_depth as usize + 1);
         let err = run(&d, InnerView::TABLE, &deep).unwrap_err();
         // `max_depth` two-byte headers precede the tag of the level that
         // is one too deep.
@@ -161,7 +148,11 @@ fn arena_budget_at_the_limit_decodes_and_one_less_fails() {
         })
         .collect();
     inputs.push(("items_8".into(), All3View::TABLE, items_8()));
-    inputs.push(("deep_inner_40".into(), InnerView::TABLE, deep_inner(40)));
+    inputs.push((
+        "deep_inner_40".into(),
+        InnerView::TABLE,
+        common::deep_inner(40),
+    ));
     for (name, table, input) in &inputs {
         let least = least_arena_budget(*table, input);
         assert_eq!(
@@ -207,7 +198,7 @@ fn deep_nesting_charges_what_it_writes_at_most_four_frames_per_level_past_16() {
     // level. Each spilled level is charged 4 frames, so the budget (the
     // arena cap) always covers what was written. A frame is under 128 bytes.
     for levels in [1usize, 16, 17, 40, 63, 100] {
-        let input = deep_inner(levels);
+        let input = common::deep_inner(levels);
         let (written, charged) = arena_bytes(InnerView::TABLE, &input).unwrap();
         // The root's frame and one per level.
         let spilled = (levels + 1).saturating_sub(INLINE_FRAMES);

@@ -150,25 +150,13 @@ fn lengths_past_the_end_are_errors_at_the_length() {
     ));
 }
 
-/// `Inner` nested `levels` deep through field `next` (3).
-fn deep_inner(levels: usize) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    for _ in 0..levels {
-        let mut outer = vec![0x1A];
-        prost::encoding::encode_varint(bytes.len() as u64, &mut outer);
-        outer.extend(bytes);
-        bytes = outer;
-    }
-    bytes
-}
-
 #[test]
 fn nesting_is_limited_to_100_by_default_like_prost() {
     let arena = Arena::new();
-    let ok = deep_inner(100);
+    let ok = common::deep_inner(100);
     assert!(InnerView::decode(&arena, &ok).is_ok());
     assert!(pb::test3::Inner::decode(&ok[..]).is_ok());
-    let deep = deep_inner(101);
+    let deep = common::deep_inner(101);
     assert!(pb::test3::Inner::decode(&deep[..]).is_err());
     let err = InnerView::decode(&arena, &deep).unwrap_err();
     assert!(
@@ -191,11 +179,11 @@ fn the_depth_limit_is_an_option() {
     };
     assert!(
         decoder
-            .decode(InnerView::TABLE, &arena, &deep_inner(10))
+            .decode(InnerView::TABLE, &arena, &common::deep_inner(10))
             .is_ok()
     );
     let err = decoder
-        .decode(InnerView::TABLE, &arena, &deep_inner(11))
+        .decode(InnerView::TABLE, &arena, &common::deep_inner(11))
         .unwrap_err();
     // Ten headers of 2 bytes each precede the 11th level's tag.
     assert_eq!(
@@ -206,7 +194,7 @@ fn the_depth_limit_is_an_option() {
         }
     );
     // A million levels fail without touching the stack.
-    let bomb = deep_inner(100_000);
+    let bomb = common::deep_inner(100_000);
     assert!(matches!(
         InnerView::decode(&arena, &bomb),
         Err(DecodeError::DepthLimit { .. })

@@ -161,3 +161,17 @@ impl Gen {
 pub fn pool(bytes: &[u8]) -> DescriptorPool {
     DescriptorPool::decode(bytes).expect("descriptor set")
 }
+
+/// The test schema's `Inner` nested `levels` deep through field `next`
+/// (3), each level `1A <len>` (two bytes while the rest is under 128
+/// bytes).
+pub fn deep_inner(levels: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for _ in 0..levels {
+        let mut outer = vec![0x1A];
+        prost::encoding::encode_varint(bytes.len() as u64, &mut outer);
+        outer.extend(bytes);
+        bytes = outer;
+    }
+    bytes
+}
