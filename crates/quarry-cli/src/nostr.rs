@@ -90,20 +90,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
         return output::write(USAGE.as_bytes());
     }
     let path = parsed.one_positional("FILE (or - for stdin)", &DECODE)?;
-    let repeat = match parsed.option("--repeat") {
-        Some(text) => Some(repeat::parse_count(text).ok_or_else(|| {
-            Failure::usage(format!("--repeat needs a count, not {text:?}"), USAGE)
-        })?),
-        None => None,
-    };
-    let mode = if parsed.flag("--reuse-arena") {
-        if repeat.is_none() {
-            return Err(Failure::usage("--reuse-arena needs --repeat", USAGE));
-        }
-        ArenaMode::Reused
-    } else {
-        ArenaMode::Fresh
-    };
+    let (repeat, mode) = repeat::options(&parsed, USAGE)?;
     let opts = Opts {
         json: parsed.flag("--json"),
         event: parsed.flag("--event"),

@@ -11,7 +11,7 @@ use quarry_proto::MessageRef;
 
 use crate::args::{self, Spec};
 use crate::exit::Failure;
-use crate::repeat::{self, ArenaMode};
+use crate::repeat;
 use crate::{input, output};
 
 /// Usage of `quarry proto`.
@@ -85,20 +85,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     let name = parsed
         .option("--type")
         .ok_or_else(|| Failure::usage("missing --type NAME", USAGE))?;
-    let repeat = match parsed.option("--repeat") {
-        Some(text) => Some(repeat::parse_count(text).ok_or_else(|| {
-            Failure::usage(format!("--repeat needs a count, not {text:?}"), USAGE)
-        })?),
-        None => None,
-    };
-    let mode = if parsed.flag("--reuse-arena") {
-        if repeat.is_none() {
-            return Err(Failure::usage("--reuse-arena needs --repeat", USAGE));
-        }
-        ArenaMode::Reused
-    } else {
-        ArenaMode::Fresh
-    };
+    let (repeat, mode) = repeat::options(&parsed, USAGE)?;
     let message = load(proto, parsed.option("--include"), name)?;
     let bytes = input::read(path)?;
 

@@ -8,6 +8,9 @@
 
 use quarry::Arena;
 
+use crate::args::Parsed;
+use crate::exit::Failure;
+
 /// Where each decode of the loop goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArenaMode {
@@ -44,6 +47,28 @@ pub fn run<E>(
         }
     }
     Ok(())
+}
+
+/// The `--repeat N` and `--reuse-arena` options every `decode` command
+/// takes: the count (none without `--repeat`) and where each decode goes.
+/// A count that is not a number, and `--reuse-arena` without `--repeat`,
+/// are usage errors printed with `usage`.
+pub fn options(parsed: &Parsed, usage: &'static str) -> Result<(Option<u64>, ArenaMode), Failure> {
+    let repeat = match parsed.option("--repeat") {
+        Some(text) => Some(parse_count(text).ok_or_else(|| {
+            Failure::usage(format!("--repeat needs a count, not {text:?}"), usage)
+        })?),
+        None => None,
+    };
+    let mode = if parsed.flag("--reuse-arena") {
+        if repeat.is_none() {
+            return Err(Failure::usage("--reuse-arena needs --repeat", usage));
+        }
+        ArenaMode::Reused
+    } else {
+        ArenaMode::Fresh
+    };
+    Ok((repeat, mode))
 }
 
 /// Parse the value of `--repeat`: a decimal count, 0 allowed (0 decodes

@@ -11,7 +11,7 @@ use quarry_wa::wire::FLAG_COMPRESSED;
 
 use crate::args::{self, Spec};
 use crate::exit::Failure;
-use crate::repeat::{self, ArenaMode};
+use crate::repeat;
 use crate::{input, output};
 
 /// Usage of `quarry wa`.
@@ -68,20 +68,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     }
     let path = parsed.one_positional("FILE (or - for stdin)", &DECODE)?;
     let framed = parsed.flag("--framed");
-    let repeat = match parsed.option("--repeat") {
-        Some(text) => Some(repeat::parse_count(text).ok_or_else(|| {
-            Failure::usage(format!("--repeat needs a count, not {text:?}"), USAGE)
-        })?),
-        None => None,
-    };
-    let mode = if parsed.flag("--reuse-arena") {
-        if repeat.is_none() {
-            return Err(Failure::usage("--reuse-arena needs --repeat", USAGE));
-        }
-        ArenaMode::Reused
-    } else {
-        ArenaMode::Fresh
-    };
+    let (repeat, mode) = repeat::options(&parsed, USAGE)?;
     let bytes = input::read(path)?;
     let to_failure = |e: &DecodeError| decode_failure(e, framed, &bytes);
 
