@@ -41,3 +41,43 @@ fn repeat_ignores_json_and_still_prints_nothing() {
     let out = quarry(&["wa", "decode", "--json", "--repeat", "2", "-"], &bytes);
     assert_eq!(success(&out), "");
 }
+
+#[test]
+fn repeat_usage_errors_are_the_same_for_every_format() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--repeat", "ten"],
+            "error: --repeat needs a count, not \"ten\"",
+        ),
+        (
+            &["--repeat=-1"],
+            "error: --repeat needs a count, not \"-1\"",
+        ),
+        (&["--reuse-arena"], "error: --reuse-arena needs --repeat"),
+    ];
+    let proto = temp_file(
+        "repeat_usage.proto",
+        b"syntax = \"proto3\"; message M { int32 a = 1; }",
+    );
+    let proto = proto.to_str().expect("utf-8 temp path");
+    let commands: [&[&str]; 3] = [
+        &["wa", "decode"],
+        &["nostr", "decode"],
+        &["proto", "decode", "--proto", proto, "--type", "M"],
+    ];
+    for command in commands {
+        for (extra, message) in cases {
+            let mut args = command.to_vec();
+            args.extend_from_slice(extra);
+            args.push("-");
+            let out = quarry(&args, b"");
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.starts_with(&format!("{message}\n\nusage: quarry {}", command[0])),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+}
