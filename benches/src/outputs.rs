@@ -183,19 +183,22 @@ pub fn first_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
+/// The trimmed output of `git <args>` run in `root`, if it succeeds.
+pub fn git(root: &Path, args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .current_dir(root)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+}
+
 /// `HEAD`'s short hash in `root`, and whether the tracked files that go
 /// into the measured binaries (`crates/`, `benches/`, `Cargo.lock`) differ
 /// from it.
 pub fn git_commit(root: &Path) -> (String, bool) {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .current_dir(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-    };
+    let git = |args: &[&str]| git(root, args);
     let head = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".to_owned());
     let dirty = git(&[
         "status",

@@ -23,7 +23,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::SystemTime;
 
 use quarry_benches::alloc_count::{self, AllocRow, CountingAlloc};
@@ -210,15 +209,7 @@ fn server_section(root: &Path) -> String {
         return w;
     };
     let (head, dirty) = outputs::git_commit(root);
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .current_dir(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-    };
+    let git = |args: &[&str]| outputs::git(root, args);
     let last = git(&["log", "-1", "--format=%h, %cs", "--", rel]).filter(|s| !s.is_empty());
     let changed = git(&["status", "--porcelain", "--", rel]).is_some_and(|s| !s.is_empty());
     let provenance = match (last, changed) {
