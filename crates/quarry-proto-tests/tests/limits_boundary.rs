@@ -1,7 +1,7 @@
 //! Every limit of `DecodeOptions` exactly at its boundary: an input that
 //! sits at the limit decodes, one past it fails with the limit's own
 //! variant, naming the limit in force; and the documented arena bound
-//! (`16 x len + 256`, plus the stack spill past 16 levels of nesting) holds
+//! (`98 x len + 2048`, plus the stack spill past 16 levels of nesting) holds
 //! for generated messages. Expectations are hand-computed from the wire
 //! bytes and the documented counting rules, not taken from a decode.
 
@@ -56,31 +56,20 @@ fn items_at_the_limit_decode_and_one_past_fails() {
     assert_eq!((peer.f_int32, peer.r_int32.len()), (5, 3));
     assert_eq!(peer.f_inner.as_ref().map(|i| i.n), Some(1));
 
-    assert_eq!(
-        run(&with(|o| o.max_items = 8), All3View::TABLE, &input),
-        Ok(())
-    );
-    let err = run(&with(|o| o.max_items = 7), All3View::TABLE, &input).unwrap_err();
-    // The root's 7 items fit; the child's one does not. It is counted
-    // when the child is entered, at the child's first byte (14).
-    assert_eq!(
-        err,
-        DecodeError::ItemLimit {
-            offset: 14,
-            limit: 7
-        }
-    );
+    let item_limit = |max_items| run(&with(|o| o.max_items = max_items), All3View::TABLE, &input);
+    assert_eq!(item_limit(8), Ok(()));
+    // The counting order (docs/protobuf.md): a packed run counts its
+    // values when it is read, at its tag (byte 2): 3 so far. A message
+    // counts its fields when it ends, at its first byte: the child (byte
+    // 14) 1, making 4, then the root (byte 0) its 4 fields, making 8.
+    let expect = |limit, offset| DecodeError::ItemLimit { offset, limit };
+    assert_eq!(item_limit(7), Err(expect(7, 0)));
+    assert_eq!(item_limit(4), Err(expect(4, 0)));
+    assert_eq!(item_limit(3), Err(expect(3, 14)));
+    assert_eq!(item_limit(2), Err(expect(2, 2)));
+    let err = item_limit(7).unwrap_err();
     assert!(err.is_limit());
-    assert_eq!(err.to_string(), "item limit 7 exceeded at byte 14");
-    // With 6 the root itself does not fit: at the root's first byte.
-    let err = run(&with(|o| o.max_items = 6), All3View::TABLE, &input).unwrap_err();
-    assert_eq!(
-        err,
-        DecodeError::ItemLimit {
-            offset: 0,
-            limit: 6
-        }
-    );
+    assert_eq!(err.to_string(), "item limit 7 exceeded at byte 0");
     // An empty message holds no item at all.
     assert_eq!(
         run(&with(|o| o.max_items = 0), All3View::TABLE, &[]),
@@ -225,7 +214,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Generated messages of the test schemas and of WhatsApp's: the
-    /// arena bytes written and charged stay within `16 x len + 256` plus
+    /// arena bytes written and charged stay within `98 x len + 2048` plus
     /// the spill allowance for their nesting.
     #[test]
     fn arena_use_stays_within_the_documented_bound(seed in any::<u64>(), which in 0usize..3) {

@@ -33,10 +33,13 @@
 mod decode;
 mod encode;
 pub mod json;
+mod one_pass;
 mod owned_record;
 mod record;
 mod table;
 pub mod text;
+mod two_pass;
+mod values;
 pub mod wire;
 
 pub use decode::{

@@ -9,28 +9,28 @@ pub(crate) const UNKNOWN: u32 = u32::MAX;
 ///
 /// Known fields come first, in field-index (so field-number) order, then
 /// unknown fields in input order.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Slot<'a> {
     /// Index into the message table's fields, or [`UNKNOWN`].
     pub(crate) field: u32,
-    /// For an unknown field its tag; while decoding, the fill cursor of a
-    /// repeated field; for packed closed-enum rejects, the field index.
+    /// For an unknown field its tag; for packed closed-enum rejects, the
+    /// field index; 0 otherwise.
     pub(crate) aux: u32,
     pub(crate) val: Val<'a>,
 }
 
 /// The value(s) of one slot. Scalars are stored normalized to 64 bits (see
 /// [`Record::scalar`]).
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Val<'a> {
     Scalar(u64),
     Str(&'a str),
     Bytes(&'a [u8]),
     Msg(&'a [Slot<'a>]),
-    Scalars(&'a mut [u64]),
-    Strs(&'a mut [&'a str]),
-    BytesList(&'a mut [&'a [u8]]),
-    Msgs(&'a mut [&'a [Slot<'a>]]),
+    Scalars(&'a [u64]),
+    Strs(&'a [&'a str]),
+    BytesList(&'a [&'a [u8]]),
+    Msgs(&'a [&'a [Slot<'a>]]),
     /// An unknown field: the raw bytes after its tag (a varint's bytes, a
     /// fixed value, a length-delimited payload without its length, or a
     /// group's body without its end tag).

@@ -194,6 +194,26 @@ impl<'a> BoundedAlloc<'a> {
         self.bump.alloc_slice_try_fill_with(len, fill)
     }
 
+    /// Copy `items` into the arena.
+    ///
+    /// ```
+    /// use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// let arena = Arena::new();
+    /// let opts = DecodeOptions { max_arena_bytes: 16, ..Default::default() };
+    /// let alloc = BoundedAlloc::new(&arena, &opts);
+    /// assert_eq!(alloc.alloc_slice_copy(&[1u32, 2, 3], 0).unwrap(), &[1, 2, 3]);
+    /// assert!(alloc.alloc_slice_copy(&[1u32, 2], 0).is_err()); // 12 + 8 > 16
+    /// ```
+    #[inline]
+    pub fn alloc_slice_copy<T: Copy>(
+        &self,
+        items: &[T],
+        offset: usize,
+    ) -> Result<&'a mut [T], DecodeError> {
+        self.charge_items::<T>(items.len(), offset)?;
+        Ok(self.bump.alloc_slice_copy(items))
+    }
+
     /// Copy `text` into the arena.
     #[inline]
     pub fn alloc_str(&self, text: &str, offset: usize) -> Result<&'a str, DecodeError> {

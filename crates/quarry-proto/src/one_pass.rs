@@ -1,0 +1,985 @@
+//! The one-pass decoder: what every decode runs first.
+//!
+//! Each field is read once, in input order, and becomes a slot pushed on a
+//! scratch stack in the arena; entering a nested message saves the parent's
+//! cursor and the child's slots go on top. When a message ends, its slots
+//! leave the scratch for their final run in the arena: copied as they are
+//! when the fields came in number order with nothing repeated or unknown
+//! (what canonical encoders write for most messages), otherwise sorted by
+//! field and gathered (repeated values into exact-size arrays, the last
+//! occurrence of a scalar winning, unknown fields last in input order).
+//!
+//! Two things need protobuf's merge rules over a message's whole bytes: a
+//! singular message field that occurs more than once, and two members of
+//! one oneof. The decoder then stops with [`Outcome::Merge`] and the caller
+//! starts over with [`two_pass`](crate::two_pass), which reads every message
+//! twice but merges in linear time. Canonical encoders write neither.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them; each remaining spot is an audited `expect` (issue 7).
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
+
+use quarry::bumpalo::collections::Vec as ArenaVec;
+use quarry::{BoundedAlloc, DecodeError, DecodeOptions};
+
+use crate::record::{Record, Slot, UNKNOWN, Val};
+use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema};
+use crate::values::{
+    internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
+};
+use crate::wire::{EGROUP, LEN, SGROUP, VARINT, read_len, read_tag};
+
+/// How a one-pass decode ended.
+pub(crate) enum Outcome<'a> {
+    /// The message, complete.
+    Done(Record<'a>),
+    /// The input repeats a singular message field or sets two members of a
+    /// oneof: decode it again with the merging decoder.
+    Merge,
+}
+
+/// Slots the scratch stack starts with; it doubles when full. Most messages
+/// of real schemas keep fewer slots pending at once (fields of the message
+/// being read and of its ancestors).
+pub(crate) const INITIAL_SCRATCH: usize = 8;
+
+/// Saved parents the frame stack starts with; it doubles when full.
+pub(crate) const INITIAL_PARENTS: usize = 8;
+
+/// The state of a message whose child is being read.
+struct Parent {
+    table: &'static MessageTable,
+    /// Where the parent goes on after the child.
+    resume: usize,
+    end: usize,
+    msg: Msg,
+}
+
+/// What the decoder tracks about the message being read, besides its
+/// cursor.
+#[derive(Clone, Copy)]
+struct Msg {
+    /// Where its slots start in the scratch.
+    base: usize,
+    /// Where its bytes start (item-limit errors point here).
+    start: usize,
+    /// One past the highest field index seen.
+    next: u32,
+    /// Slots must be sorted or gathered: a field came out of number order,
+    /// or a repeated or unknown field was read.
+    gather: bool,
+    /// Oneof members read (two or more may conflict).
+    oneof_members: u32,
+}
+
+impl Msg {
+    fn new(base: usize, start: usize) -> Self {
+        Self {
+            base,
+            start,
+            next: 0,
+            gather: false,
+            oneof_members: 0,
+        }
+    }
+}
+
+/// The mutable state of one decode besides the cursor.
+struct Dec<'a, 's> {
+    buf: &'a [u8],
+    schema: &'static Schema,
+    alloc: &'s BoundedAlloc<'a>,
+    scratch: ArenaVec<'a, Slot<'a>>,
+    items: u32,
+    max_items: u32,
+}
+
+/// Decode `input` as one message of type `message` in one pass, or report
+/// that it needs the merging decoder.
+pub(crate) fn decode<'a>(
+    message: MessageRef,
+    alloc: &BoundedAlloc<'a>,
+    input: &'a [u8],
+    options: &DecodeOptions,
+) -> Result<Outcome<'a>, DecodeError> {
+    let schema = message.schema;
+    let Some(root) = schema.messages.get(message.index as usize) else {
+        return Err(internal(0));
+    };
+    // Every slot stands for at least two input bytes, so the scratch never
+    // needs more than one slot per two bytes (and one for an empty input).
+    let cap = (input.len() / 2).saturating_add(1).min(INITIAL_SCRATCH);
+    alloc.charge_slice::<Slot<'a>>(cap, 0)?;
+    let mut d = Dec {
+        buf: input,
+        schema,
+        alloc,
+        scratch: ArenaVec::with_capacity_in(cap, alloc.bump()),
+        items: 0,
+        max_items: options.max_items,
+    };
+    d.run(root, options.max_depth)
+}
+
+/// A tag of one byte (field numbers 1 to 15, wire types 0 to 7): the common
+/// case, read without validation; `None` sends the caller to
+/// [`read_tag`]. Field number 0 is not a field of any table, and wire types
+/// 6 and 7 match no field's, so both reach the checked paths.
+#[inline(always)]
+fn short_tag(buf: &[u8], pos: usize) -> Option<(u32, u8)> {
+    match buf.get(pos) {
+        Some(&b) if b < 0x80 => Some((u32::from(b >> 3), b & 7)),
+        _ => None,
+    }
+}
+
+/// A length prefix of one byte whose payload ends within `end`; `None`
+/// sends the caller to [`read_len`], which reports what is wrong.
+#[inline(always)]
+fn short_len(buf: &[u8], pos: usize, end: usize) -> Option<(usize, usize)> {
+    match buf.get(pos) {
+        Some(&l) if l < 0x80 => {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "pos < buf.len() <= isize::MAX and l < 128: no overflow"
+            )]
+            let (s, e) = (pos + 1, pos + 1 + usize::from(l));
+            (e <= end).then_some((s, e))
+        }
+        _ => None,
+    }
+}
+
+/// The message being read: its table, cursor and slot bookkeeping.
+struct Cur {
+    table: &'static MessageTable,
+    pos: usize,
+    end: usize,
+    msg: Msg,
+}
+
+impl<'a> Dec<'a, '_> {
+    fn run(
+        &mut self,
+        root: &'static MessageTable,
+        max_depth: u32,
+    ) -> Result<Outcome<'a>, DecodeError> {
+        let buf = self.buf;
+        self.alloc.charge_slice::<Parent>(INITIAL_PARENTS, 0)?;
+        let mut parents: ArenaVec<'a, Parent> =
+            ArenaVec::with_capacity_in(INITIAL_PARENTS, self.alloc.bump());
+        let mut cur = Cur {
+            table: root,
+            pos: 0,
+            end: buf.len(),
+            msg: Msg::new(0, 0),
+        };
+        // The loop reads the common fields (singular, in number order, of
+        // the kind their wire type says) inline; everything else goes
+        // through out-of-line helpers that leave `cur` where the loop
+        // continues.
+        loop {
+            let at = cur.pos;
+            if at >= cur.end {
+                match self.leave(&mut cur, &mut parents)? {
+                    Some(outcome) => return Ok(outcome),
+                    None => continue,
+                }
+            }
+            let (number, wt, pos) = match short_tag(buf, at) {
+                Some((number, wt)) => (number, wt, next_byte(at)),
+                None => {
+                    let mut pos = at;
+                    let (number, wt) = read_tag(buf, &mut pos, cur.end)?;
+                    (number, wt, pos)
+                }
+            };
+            let table = cur.table;
+            let fi = match table.by_number.get(number as usize) {
+                Some(&i) if i != 0 => u32::from(i).saturating_sub(1),
+                _ => {
+                    cur.pos = pos;
+                    self.rare_field(&mut cur, &mut parents, number, wt, at, max_depth)?;
+                    continue;
+                }
+            };
+            let Some(f) = table.fields.get(fi as usize) else {
+                return Err(internal(at));
+            };
+            if fi < cur.msg.next {
+                cur.msg.gather = true;
+            }
+            cur.msg.next = fi.saturating_add(1);
+            let kind = f.kind;
+            if wt != kind.wire_type() || f.is_repeated() || f.oneof != 0 {
+                cur.pos = pos;
+                self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
+                continue;
+            }
+            let end = cur.end;
+            match kind {
+                Kind::String | Kind::Bytes => {
+                    let (s, e) = match short_len(buf, pos, end) {
+                        Some(span) => span,
+                        None => {
+                            let mut p = pos;
+                            read_len(buf, &mut p, end)?
+                        }
+                    };
+                    cur.pos = e;
+                    let val = string_value(buf, s, e, kind == Kind::String && f.utf8)?;
+                    self.push(
+                        Slot {
+                            field: fi,
+                            aux: 0,
+                            val,
+                        },
+                        at,
+                    )?;
+                }
+                Kind::Message => {
+                    let (s, e) = match short_len(buf, pos, end) {
+                        Some(span) => span,
+                        None => {
+                            let mut p = pos;
+                            read_len(buf, &mut p, end)?
+                        }
+                    };
+                    cur.pos = e;
+                    self.enter(&mut cur, &mut parents, f, fi, at, s, e, max_depth)?;
+                }
+                Kind::Enum | Kind::Group => {
+                    cur.pos = pos;
+                    self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
+                }
+                _ => {
+                    let mut p = pos;
+                    let v = match buf.get(p) {
+                        Some(&b) if b < 0x80 && wt == VARINT => {
+                            p = next_byte(p);
+                            norm_varint(kind, u64::from(b))
+                        }
+                        _ => read_scalar(buf, &mut p, end, kind)?,
+                    };
+                    cur.pos = p;
+                    self.push(
+                        Slot {
+                            field: fi,
+                            aux: 0,
+                            val: Val::Scalar(v),
+                        },
+                        at,
+                    )?;
+                }
+            }
+        }
+    }
+
+    /// The current message ended: finish it and return to its parent, or
+    /// end the decode.
+    #[inline(never)]
+    fn leave(
+        &mut self,
+        cur: &mut Cur,
+        parents: &mut ArenaVec<'a, Parent>,
+    ) -> Result<Option<Outcome<'a>>, DecodeError> {
+        let Some(slots) = self.finish(cur.table, cur.msg, cur.end)? else {
+            return Ok(Some(Outcome::Merge));
+        };
+        let Some(parent) = parents.pop() else {
+            return Ok(Some(Outcome::Done(Record::new(slots))));
+        };
+        // The child's own slot is the last one below its fields.
+        let Some(slot) = cur
+            .msg
+            .base
+            .checked_sub(1)
+            .and_then(|i| self.scratch.get_mut(i))
+        else {
+            return Err(internal(cur.end));
+        };
+        slot.val = Val::Msg(slots);
+        cur.table = parent.table;
+        cur.pos = parent.resume;
+        cur.end = parent.end;
+        cur.msg = parent.msg;
+        Ok(None)
+    }
+
+    /// Enter nested message field `f` (index `fi`, tag at `at`) whose body
+    /// is `s..e`; `cur.pos` is already past it.
+    #[inline(never)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the cursor and limits of the caller's loop"
+    )]
+    fn enter(
+        &mut self,
+        cur: &mut Cur,
+        parents: &mut ArenaVec<'a, Parent>,
+        f: &FieldTable,
+        fi: u32,
+        at: usize,
+        s: usize,
+        e: usize,
+        max_depth: u32,
+    ) -> Result<(), DecodeError> {
+        if depth_of(parents) > max_depth {
+            return Err(DecodeError::DepthLimit {
+                offset: at,
+                limit: max_depth,
+            });
+        }
+        let Some(child) = self.schema.messages.get(f.sub as usize) else {
+            return Err(internal(at));
+        };
+        self.push(
+            Slot {
+                field: fi,
+                aux: 0,
+                val: Val::Msg(&[]),
+            },
+            at,
+        )?;
+        if parents.len() == parents.capacity() {
+            self.grow_parents(parents, at)?;
+        }
+        parents.push(Parent {
+            table: cur.table,
+            resume: cur.pos,
+            end: cur.end,
+            msg: cur.msg,
+        });
+        cur.table = child;
+        cur.msg = Msg::new(self.scratch.len(), s);
+        cur.pos = s;
+        cur.end = e;
+        Ok(())
+    }
+
+    /// A tag whose number the dense lookup does not map: a field past
+    /// `by_number`, or an unknown one. `cur.pos` is past the tag.
+    #[cold]
+    fn rare_field(
+        &mut self,
+        cur: &mut Cur,
+        parents: &mut ArenaVec<'a, Parent>,
+        number: u32,
+        wt: u8,
+        at: usize,
+        max_depth: u32,
+    ) -> Result<(), DecodeError> {
+        if number != 0
+            && let Some(fi) = cur.table.field_index(number)
+        {
+            let Some(f) = cur.table.fields.get(fi as usize) else {
+                return Err(internal(at));
+            };
+            if fi < cur.msg.next {
+                cur.msg.gather = true;
+            }
+            cur.msg.next = fi.saturating_add(1);
+            return self.rare_known(cur, parents, f, fi, number, wt, at, max_depth);
+        }
+        let depth = depth_of(parents);
+        let mut pos = cur.pos;
+        let slot = self.unknown(number, wt, at, &mut pos, cur.end, depth, max_depth)?;
+        cur.pos = pos;
+        cur.msg.gather = true;
+        self.push(slot, at)
+    }
+
+    /// A known field the loop does not read inline: repeated fields, oneof
+    /// members, enums, groups, packed runs and wire-type mismatches.
+    /// `cur.pos` is past the tag.
+    #[inline(never)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the cursor and limits of the caller's loop"
+    )]
+    fn rare_known(
+        &mut self,
+        cur: &mut Cur,
+        parents: &mut ArenaVec<'a, Parent>,
+        f: &FieldTable,
+        fi: u32,
+        number: u32,
+        wt: u8,
+        at: usize,
+        max_depth: u32,
+    ) -> Result<(), DecodeError> {
+        let buf = self.buf;
+        let kind = f.kind;
+        let end = cur.end;
+        if f.is_repeated() {
+            cur.msg.gather = true;
+        }
+        if f.oneof != 0 {
+            cur.msg.oneof_members = cur.msg.oneof_members.saturating_add(1);
+        }
+        if wt != kind.wire_type() {
+            if wt == LEN && f.is_repeated() && kind.packable() {
+                let mut pos = cur.pos;
+                self.packed(f, fi, at, &mut pos, end)?;
+                cur.pos = pos;
+                return Ok(());
+            }
+            return Err(mismatch(wt, at));
+        }
+        let mut pos = cur.pos;
+        let val = match kind {
+            Kind::String | Kind::Bytes => {
+                let (s, e) = read_len(buf, &mut pos, end)?;
+                string_value(buf, s, e, kind == Kind::String && f.utf8)?
+            }
+            Kind::Message | Kind::Group => {
+                let (s, e) = if kind == Kind::Group {
+                    let s = pos;
+                    let depth_left = max_depth.saturating_sub(depth_of(parents)).max(1);
+                    let e = skip_group(buf, &mut pos, end, number, depth_left, max_depth)?;
+                    (s, e)
+                } else {
+                    read_len(buf, &mut pos, end)?
+                };
+                cur.pos = pos;
+                return self.enter(cur, parents, f, fi, at, s, e, max_depth);
+            }
+            _ => {
+                let vstart = pos;
+                let v = read_scalar(buf, &mut pos, end, kind)?;
+                if let Some(e) = closed_enum(self.schema, f)
+                    && !e.contains(v as i32)
+                {
+                    // Kept as an unknown field, as protobuf does.
+                    cur.msg.gather = true;
+                    cur.pos = pos;
+                    return self.push(
+                        Slot {
+                            field: UNKNOWN,
+                            aux: number << 3,
+                            val: Val::Raw(span(buf, vstart, pos)?),
+                        },
+                        at,
+                    );
+                }
+                Val::Scalar(v)
+            }
+        };
+        cur.pos = pos;
+        self.push(
+            Slot {
+                field: fi,
+                aux: 0,
+                val,
+            },
+            at,
+        )
+    }
+
+    #[cold]
+    fn grow_parents(
+        &self,
+        parents: &mut ArenaVec<'a, Parent>,
+        at: usize,
+    ) -> Result<(), DecodeError> {
+        let more = parents.capacity().max(INITIAL_PARENTS);
+        let total = parents.capacity().saturating_add(more);
+        // The old buffer stays in the arena: charge the new one whole.
+        self.alloc.charge_slice::<Parent>(total, at)?;
+        parents.reserve_exact(more);
+        Ok(())
+    }
+
+    /// Push one slot on the scratch (items are counted when its message
+    /// ends).
+    #[inline]
+    fn push(&mut self, slot: Slot<'a>, at: usize) -> Result<(), DecodeError> {
+        if self.scratch.len() == self.scratch.capacity() {
+            self.grow(at)?;
+        }
+        self.scratch.push(slot);
+        Ok(())
+    }
+
+    #[cold]
+    fn grow(&mut self, at: usize) -> Result<(), DecodeError> {
+        // Never more slots pending than one per two input bytes (and one
+        // for an empty message at the end of the input).
+        let most = (self.buf.len() / 2).saturating_add(1);
+        let cap = self.scratch.capacity();
+        let total = cap.saturating_mul(2).min(most);
+        if total <= cap {
+            return Err(internal(at));
+        }
+        // The old buffer stays in the arena: charge the new one whole.
+        self.alloc.charge_slice::<Slot<'a>>(total, at)?;
+        self.scratch
+            .reserve_exact(total.saturating_sub(self.scratch.len()));
+        Ok(())
+    }
+
+    #[inline]
+    fn count_items(&mut self, n: u32, at: usize) -> Result<(), DecodeError> {
+        count_items(&mut self.items, self.max_items, n, at)
+    }
+
+    /// Read an unknown field (tag already read at `at`) into a slot.
+    #[cold]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the cursor and limits of the caller's loop"
+    )]
+    fn unknown(
+        &self,
+        number: u32,
+        wt: u8,
+        at: usize,
+        pos: &mut usize,
+        end: usize,
+        depth: u32,
+        max_depth: u32,
+    ) -> Result<Slot<'a>, DecodeError> {
+        let buf = self.buf;
+        // One-byte tags arrive unchecked (see `short_tag`).
+        if number == 0 {
+            return Err(DecodeError::Malformed {
+                offset: at,
+                what: "invalid field number",
+            });
+        }
+        let value = match wt {
+            LEN => {
+                let (s, e) = read_len(buf, pos, end)?;
+                span(buf, s, e)?
+            }
+            SGROUP => {
+                let s = *pos;
+                let depth_left = max_depth.saturating_sub(depth).max(1);
+                let e = skip_group(buf, pos, end, number, depth_left, max_depth)?;
+                span(buf, s, e)?
+            }
+            EGROUP => {
+                return Err(DecodeError::Malformed {
+                    offset: at,
+                    what: "end-group tag without a start",
+                });
+            }
+            6 | 7 => {
+                return Err(DecodeError::Malformed {
+                    offset: at,
+                    what: "invalid wire type",
+                });
+            }
+            _ => {
+                let s = *pos;
+                skip_plain(buf, pos, end, wt)?;
+                span(buf, s, *pos)?
+            }
+        };
+        Ok(Slot {
+            field: UNKNOWN,
+            aux: (number << 3) | u32::from(wt),
+            val: Val::Raw(value),
+        })
+    }
+
+    /// Read a packed run of repeated scalar field `f` (index `fi`) into one
+    /// slot holding its values; values a closed enum does not list become
+    /// one unknown-field slot for the run.
+    fn packed(
+        &mut self,
+        f: &FieldTable,
+        fi: u32,
+        at: usize,
+        pos: &mut usize,
+        end: usize,
+    ) -> Result<(), DecodeError> {
+        let buf = self.buf;
+        let (s, e) = read_len(buf, pos, end)?;
+        let count = packed_count(buf, s, e, f.kind.wire_type())?;
+        if count == 0 {
+            return Ok(());
+        }
+        self.count_items(count, at)?;
+        let values = self.alloc.alloc_slice_fill_copy(count as usize, 0u64, at)?;
+        let closed = closed_enum(self.schema, f);
+        let mut kept = 0usize;
+        let mut rejects = false;
+        let mut p = s;
+        while p < e {
+            let v = read_scalar(buf, &mut p, e, f.kind)?;
+            if closed.is_some_and(|en| !en.contains(v as i32)) {
+                rejects = true;
+                continue;
+            }
+            let Some(out) = values.get_mut(kept) else {
+                return Err(internal(p));
+            };
+            *out = v;
+            kept = kept.saturating_add(1);
+        }
+        if kept > 0 {
+            let Some(values) = values.get_mut(..kept) else {
+                return Err(internal(at));
+            };
+            self.push(
+                Slot {
+                    field: fi,
+                    aux: 0,
+                    val: Val::Scalars(values),
+                },
+                at,
+            )?;
+        }
+        if rejects {
+            self.push(
+                Slot {
+                    field: UNKNOWN,
+                    aux: fi,
+                    val: Val::PackedRejects(span(buf, s, e)?),
+                },
+                at,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Move the slots of message `msg` out of the scratch into their final
+    /// run in the arena, counting them against `max_items`. `None`: the
+    /// message needs the merging decoder.
+    #[inline]
+    fn finish(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        at: usize,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        if msg.gather || msg.oneof_members > 1 {
+            return self.gather(table, msg, at);
+        }
+        let Some(pending) = self.scratch.get(msg.base..) else {
+            return Err(internal(at));
+        };
+        let n = pending.len();
+        count_items(
+            &mut self.items,
+            self.max_items,
+            u32::try_from(n).unwrap_or(u32::MAX),
+            msg.start,
+        )?;
+        let slots = self.alloc.alloc_slice_copy(pending, at)?;
+        self.scratch.truncate(msg.base);
+        Ok(Some(slots))
+    }
+
+    /// [`finish`](Self::finish) for slots out of field order, repeated
+    /// values and unknown fields.
+    #[inline(never)]
+    fn gather(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        at: usize,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let alloc = self.alloc;
+        let base = msg.base;
+        let Some(pending) = self.scratch.get_mut(base..) else {
+            return Err(internal(at));
+        };
+        let n = pending.len();
+        // Sort by (field, position): stable, without a heap buffer.
+        // Unknown fields (`UNKNOWN`, the largest index) go last.
+        let sorted = pending.is_sorted_by_key(|s| s.field);
+        let perm: Option<&mut [u32]> = if sorted {
+            None
+        } else {
+            let perm = alloc.alloc_slice_fill_with(n, at, |i| i as u32)?;
+            perm.sort_unstable_by_key(|&i| {
+                (pending.get(i as usize).map_or(UNKNOWN, |s| s.field), i)
+            });
+            Some(perm)
+        };
+        let perm: &[u32] = perm.map_or(&[], |p| p);
+        let index = |k: usize| -> usize {
+            if sorted {
+                k
+            } else {
+                perm.get(k).map_or(usize::MAX, |&i| i as usize)
+            }
+        };
+        let field_at = |pending: &[Slot<'a>], k: usize| pending.get(index(k)).map(|s| s.field);
+
+        // First walk: the number of final slots, and whether the merging
+        // decoder is needed.
+        let mut out_len = 0usize;
+        let mut elements = 0usize;
+        let mut k = 0usize;
+        while k < n {
+            let Some(fi) = field_at(pending, k) else {
+                return Err(internal(at));
+            };
+            let mut stop = k.saturating_add(1);
+            while stop < n && field_at(pending, stop) == Some(fi) {
+                stop = stop.saturating_add(1);
+            }
+            if fi == UNKNOWN {
+                out_len = out_len.saturating_add(stop.saturating_sub(k));
+            } else {
+                let Some(f) = table.fields.get(fi as usize) else {
+                    return Err(internal(at));
+                };
+                if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
+                    return Ok(None);
+                }
+                if f.is_repeated() {
+                    // Values of unpacked occurrences (packed runs counted
+                    // theirs as they were read).
+                    for j in k..stop {
+                        if !matches!(pending.get(index(j)).map(|s| &s.val), Some(Val::Scalars(_))) {
+                            elements = elements.saturating_add(1);
+                        }
+                    }
+                }
+                out_len = out_len.saturating_add(1);
+            }
+            k = stop;
+        }
+        if msg.oneof_members > 1 && oneof_conflict(table, pending, n, &index) {
+            return Ok(None);
+        }
+
+        let items = out_len.saturating_add(elements);
+        count_items(
+            &mut self.items,
+            self.max_items,
+            u32::try_from(items).unwrap_or(u32::MAX),
+            msg.start,
+        )?;
+
+        // Second walk: build the final slots.
+        alloc.charge_slice::<Slot<'a>>(out_len, at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(out_len, alloc.bump());
+        let mut k = 0usize;
+        while k < n {
+            let Some(fi) = field_at(pending, k) else {
+                return Err(internal(at));
+            };
+            let mut stop = k.saturating_add(1);
+            while stop < n && field_at(pending, stop) == Some(fi) {
+                stop = stop.saturating_add(1);
+            }
+            let f = table.fields.get(fi as usize);
+            match f {
+                Some(f) if f.is_repeated() => {
+                    let val = collect_repeated(alloc, f, pending, k, stop, &index, at)?;
+                    out.push(Slot {
+                        field: fi,
+                        aux: 0,
+                        val,
+                    });
+                }
+                Some(_) => {
+                    // A singular field: its last occurrence wins.
+                    let last = stop.saturating_sub(1);
+                    let Some(slot) = pending.get_mut(index(last)) else {
+                        return Err(internal(at));
+                    };
+                    out.push(*slot);
+                }
+                None => {
+                    for j in k..stop {
+                        let Some(slot) = pending.get_mut(index(j)) else {
+                            return Err(internal(at));
+                        };
+                        out.push(*slot);
+                    }
+                }
+            }
+            k = stop;
+        }
+        self.scratch.truncate(base);
+        Ok(Some(out.into_bump_slice()))
+    }
+}
+
+/// Add `n` to the decode's item count, or fail at `at` past `max`.
+#[inline]
+fn count_items(items: &mut u32, max: u32, n: u32, at: usize) -> Result<(), DecodeError> {
+    match items.checked_add(n) {
+        Some(total) if total <= max => {
+            *items = total;
+            Ok(())
+        }
+        _ => Err(DecodeError::ItemLimit {
+            offset: at,
+            limit: max,
+        }),
+    }
+}
+
+/// A `string` (checked as UTF-8 when `utf8`) or `bytes` value at `s..e`.
+#[inline]
+fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, DecodeError> {
+    let bytes = span(buf, s, e)?;
+    if !utf8 {
+        return Ok(Val::Bytes(bytes));
+    }
+    match quarry::utf8::to_str(bytes) {
+        Some(text) => Ok(Val::Str(text)),
+        None => Err(DecodeError::InvalidUtf8 { offset: s }),
+    }
+}
+
+/// One past `pos`, for a `pos` known to index the input.
+#[inline(always)]
+fn next_byte(pos: usize) -> usize {
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos < buf.len() <= isize::MAX"
+    )]
+    {
+        pos + 1
+    }
+}
+
+/// The nesting level of the message being read (1 for the root).
+#[inline]
+fn depth_of(parents: &[Parent]) -> u32 {
+    u32::try_from(parents.len())
+        .unwrap_or(u32::MAX)
+        .saturating_add(1)
+}
+
+/// The error for a known field whose wire type does not match its kind:
+/// an invalid wire type (6 or 7, which a one-byte tag is not checked for)
+/// or a wrong one.
+#[cold]
+fn mismatch(wt: u8, at: usize) -> DecodeError {
+    if wt > 5 {
+        DecodeError::Malformed {
+            offset: at,
+            what: "invalid wire type",
+        }
+    } else {
+        wrong_wire_type(at)
+    }
+}
+
+/// The enum table of `f` if it is a closed enum field.
+#[inline]
+fn closed_enum(schema: &'static Schema, f: &FieldTable) -> Option<&'static EnumTable> {
+    if f.kind != Kind::Enum {
+        return None;
+    }
+    schema.enums.get(f.sub as usize).filter(|e| e.closed)
+}
+
+/// True if two different fields of one oneof are among the pending slots.
+#[cold]
+fn oneof_conflict(
+    table: &MessageTable,
+    pending: &[Slot<'_>],
+    n: usize,
+    index: &impl Fn(usize) -> usize,
+) -> bool {
+    let oneof_of = |k: usize| {
+        pending
+            .get(index(k))
+            .and_then(|s| table.fields.get(s.field as usize))
+            .map(|f| (f.oneof, f.number))
+    };
+    (0..n).any(|a| {
+        let Some((oneof, number)) = oneof_of(a) else {
+            return false;
+        };
+        oneof != 0 && (0..n).any(|b| oneof_of(b).is_some_and(|(o, m)| o == oneof && m != number))
+    })
+}
+
+/// The values of repeated field `f` from pending slots `k..stop` (in
+/// sorted order), as one exact-size array.
+fn collect_repeated<'a>(
+    alloc: &BoundedAlloc<'a>,
+    f: &FieldTable,
+    pending: &mut [Slot<'a>],
+    k: usize,
+    stop: usize,
+    index: &impl Fn(usize) -> usize,
+    at: usize,
+) -> Result<Val<'a>, DecodeError> {
+    let count = stop.saturating_sub(k);
+    match f.kind {
+        Kind::String if f.utf8 => {
+            let list = alloc.alloc_slice_fill_copy(count, "", at)?;
+            for (out, j) in list.iter_mut().zip(k..stop) {
+                if let Some(Slot {
+                    val: Val::Str(s), ..
+                }) = pending.get(index(j))
+                {
+                    *out = s;
+                }
+            }
+            Ok(Val::Strs(list))
+        }
+        Kind::String | Kind::Bytes => {
+            let list = alloc.alloc_slice_fill_copy(count, &[][..], at)?;
+            for (out, j) in list.iter_mut().zip(k..stop) {
+                if let Some(Slot {
+                    val: Val::Bytes(b), ..
+                }) = pending.get(index(j))
+                {
+                    *out = b;
+                }
+            }
+            Ok(Val::BytesList(list))
+        }
+        Kind::Message | Kind::Group => {
+            let list = alloc.alloc_slice_fill_copy(count, &[][..], at)?;
+            for (out, j) in list.iter_mut().zip(k..stop) {
+                if let Some(Slot {
+                    val: Val::Msg(m), ..
+                }) = pending.get(index(j))
+                {
+                    *out = m;
+                }
+            }
+            Ok(Val::Msgs(list))
+        }
+        _ => {
+            // One packed run alone is already its array.
+            if count == 1
+                && let Some(slot) = pending.get_mut(index(k))
+                && let Val::Scalars(run) = slot.val
+            {
+                return Ok(Val::Scalars(run));
+            }
+            let mut total = 0usize;
+            for j in k..stop {
+                total = total.saturating_add(match pending.get(index(j)).map(|s| &s.val) {
+                    Some(Val::Scalars(list)) => list.len(),
+                    _ => 1,
+                });
+            }
+            let list = alloc.alloc_slice_fill_copy(total, 0u64, at)?;
+            let mut w = 0usize;
+            for j in k..stop {
+                let values: &[u64] = match pending.get(index(j)).map(|s| &s.val) {
+                    Some(Val::Scalars(run)) => run,
+                    Some(Val::Scalar(v)) => std::slice::from_ref(v),
+                    _ => &[],
+                };
+                let stop_w = w.saturating_add(values.len());
+                let Some(dst) = list.get_mut(w..stop_w) else {
+                    return Err(internal(at));
+                };
+                dst.copy_from_slice(values);
+                w = stop_w;
+            }
+            Ok(Val::Scalars(list))
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Value readers both decoders share: scalars normalized to the stored
+//! 64-bit form, skipping of values and groups, checked spans, and the
+//! errors the decoders report for schema mismatches.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
+
+use quarry::DecodeError;
+
+use crate::table::Kind;
+use crate::wire::{
+    EGROUP, I32, I64, LEN, SGROUP, VARINT, read_fixed, read_len, read_tag, read_varint,
+    skip_varint, zigzag_decode,
+};
+
+#[cold]
+pub(crate) fn internal(offset: usize) -> DecodeError {
+    DecodeError::Malformed {
+        offset,
+        what: "inconsistent field counts (decoder bug)",
+    }
+}
+
+#[cold]
+pub(crate) fn wrong_wire_type(offset: usize) -> DecodeError {
+    DecodeError::Malformed {
+        offset,
+        what: "wrong wire type for field",
+    }
+}
+
+/// Normalize a varint of `kind` to the stored 64-bit form.
+#[inline]
+pub(crate) fn norm_varint(kind: Kind, raw: u64) -> u64 {
+    match kind {
+        Kind::Int32 | Kind::Enum => raw as i32 as i64 as u64,
+        Kind::UInt32 => u64::from(raw as u32),
+        Kind::SInt32 => {
+            let v = raw as u32;
+            (((v >> 1) as i32) ^ ((v & 1) as i32).wrapping_neg()) as i64 as u64
+        }
+        Kind::SInt64 => zigzag_decode(raw) as u64,
+        Kind::Bool => u64::from(raw != 0),
+        _ => raw,
+    }
+}
+
+/// Read one scalar value of `kind` (wire type already checked), normalized.
+#[inline]
+pub(crate) fn read_scalar(
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+    kind: Kind,
+) -> Result<u64, DecodeError> {
+    match kind.wire_type() {
+        VARINT => Ok(norm_varint(kind, read_varint(buf, pos, end)?)),
+        I64 => Ok(u64::from_le_bytes(read_fixed::<8>(buf, pos, end)?)),
+        _ => {
+            let v = u32::from_le_bytes(read_fixed::<4>(buf, pos, end)?);
+            Ok(if kind == Kind::SFixed32 {
+                v as i32 as i64 as u64
+            } else {
+                u64::from(v)
+            })
+        }
+    }
+}
+
+/// Skip the body of a group whose start tag (field `number`) was just read;
+/// return the end of the body and the position after the end tag. Nested
+/// groups count against `depth_left`; only the outermost end tag's number
+/// is checked.
+pub(crate) fn skip_group(
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+    number: u32,
+    depth_left: u32,
+    max_depth: u32,
+) -> Result<usize, DecodeError> {
+    let mut nesting = 0u32;
+    loop {
+        let at = *pos;
+        if at >= end {
+            return Err(DecodeError::UnexpectedEof { offset: end });
+        }
+        let (n, wt) = read_tag(buf, pos, end)?;
+        match wt {
+            EGROUP => {
+                if nesting == 0 {
+                    if n != number {
+                        return Err(DecodeError::Malformed {
+                            offset: at,
+                            what: "end-group tag does not match its start",
+                        });
+                    }
+                    return Ok(at);
+                }
+                nesting = nesting.saturating_sub(1);
+            }
+            SGROUP => {
+                nesting = nesting.saturating_add(1);
+                if nesting >= depth_left {
+                    return Err(DecodeError::DepthLimit {
+                        offset: at,
+                        limit: max_depth,
+                    });
+                }
+            }
+            _ => skip_plain(buf, pos, end, wt)?,
+        }
+    }
+}
+
+/// Skip one value of wire type `wt` other than groups.
+#[inline]
+pub(crate) fn skip_plain(
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+    wt: u8,
+) -> Result<(), DecodeError> {
+    match wt {
+        VARINT => skip_varint(buf, pos, end),
+        I64 => read_fixed::<8>(buf, pos, end).map(|_| ()),
+        I32 => read_fixed::<4>(buf, pos, end).map(|_| ()),
+        LEN => read_len(buf, pos, end).map(|_| ()),
+        _ => Err(DecodeError::Malformed {
+            offset: *pos,
+            what: "invalid wire type",
+        }),
+    }
+}
+
+/// `buf[s..e]` for a span the wire readers checked against the message end;
+/// a span outside `buf` would be a decoder bug, reported, not a panic.
+#[inline]
+pub(crate) fn span(buf: &[u8], s: usize, e: usize) -> Result<&[u8], DecodeError> {
+    buf.get(s..e).ok_or_else(|| internal(s))
+}
+
+/// Elements in a packed run of wire type `wt` in `buf[s..e]`.
+#[inline]
+pub(crate) fn packed_count(buf: &[u8], s: usize, e: usize, wt: u8) -> Result<u32, DecodeError> {
+    let run = span(buf, s, e)?;
+    let len = run.len();
+    let n = match wt {
+        VARINT => {
+            if run.last().is_some_and(|&b| b >= 0x80) {
+                return Err(DecodeError::UnexpectedEof { offset: e });
+            }
+            run.iter().filter(|&&b| b < 0x80).count()
+        }
+        I64 if len.is_multiple_of(8) => len / 8,
+        I32 if len.is_multiple_of(4) => len / 4,
+        _ => {
+            return Err(DecodeError::Malformed {
+                offset: s,
+                what: "packed run length is not a multiple of the element size",
+            });
+        }
+    };
+    u32::try_from(n).map_err(|_| DecodeError::Malformed {
+        offset: s,
+        what: "packed run too long",
+    })
+}
