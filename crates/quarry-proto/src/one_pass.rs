@@ -287,7 +287,8 @@ impl<'a> Dec<'a, '_> {
         cur: &mut Cur,
         parents: &mut ArenaVec<'a, Parent>,
     ) -> Result<Option<Outcome<'a>>, DecodeError> {
-        let Some(slots) = self.finish(cur.table, cur.msg, cur.end)? else {
+        let root = parents.is_empty();
+        let Some(slots) = self.finish(cur.table, cur.msg, cur.end, root)? else {
             return Ok(Some(Outcome::Merge));
         };
         let Some(parent) = parents.pop() else {
@@ -657,6 +658,7 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         msg: Msg,
         at: usize,
+        root: bool,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         if msg.gather || msg.oneof_members > 1 {
             return self.gather(table, msg, at);
@@ -671,6 +673,15 @@ impl<'a> Dec<'a, '_> {
             u32::try_from(n).unwrap_or(u32::MAX),
             msg.start,
         )?;
+        if n == 0 {
+            return Ok(Some(&[]));
+        }
+        if root {
+            // The root's slots are the whole scratch: it becomes the
+            // record, already in the arena and charged.
+            let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
+            return Ok(Some(scratch.into_bump_slice()));
+        }
         let slots = self.alloc.alloc_slice_copy(pending, at)?;
         self.scratch.truncate(msg.base);
         Ok(Some(slots))
