@@ -234,6 +234,25 @@ proptest! {
         prop_assert!(charged <= bound, "{} charged for {} input bytes", charged, input.len());
     }
 
+    /// Concatenations of two generated messages repeat singular message
+    /// fields whenever both set one, which sends the decode through the
+    /// one-pass attempt and then the merging decoder: the bound covers both.
+    #[test]
+    fn arena_use_of_merged_input_stays_within_the_bound(seed in any::<u64>(), which in 0usize..2) {
+        let (name, table) = match which {
+            0 => ("quarry.test3.All3", All3View::TABLE),
+            _ => ("quarry.test2.All2", quarry_proto_tests::views::All2View::TABLE),
+        };
+        let pool = common::pool(quarry_proto_tests::TEST_DESCRIPTORS);
+        let desc = pool.get_message_by_name(name).unwrap();
+        let mut input = common::Gen::new(seed).message(&desc).encode_to_vec();
+        input.extend(common::Gen::new(seed ^ 0x9E37_79B9_7F4A_7C15).message(&desc).encode_to_vec());
+        let (written, charged) = arena_bytes(table, &input).unwrap();
+        let bound = quarry_proto::max_arena_bytes(input.len());
+        prop_assert!(written <= bound, "{} written for {} input bytes", written, input.len());
+        prop_assert!(charged <= bound, "{} charged for {} input bytes", charged, input.len());
+    }
+
     /// The same for arbitrary bytes, whether they decode or not: a failed
     /// decode writes no more than a successful one may.
     #[test]
