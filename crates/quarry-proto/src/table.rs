@@ -289,7 +289,16 @@ impl EnumTable {
     /// ```
     #[inline]
     pub fn contains(&self, value: i32) -> bool {
-        self.values.binary_search_by_key(&value, |v| v.0).is_ok()
+        // Most enums number their values 0, 1, 2, … without gaps: then the
+        // value's position is its distance from the first number.
+        let dense = match (self.values.first(), usize::try_from(value)) {
+            (Some(&(0, _)), Ok(i)) => self.values.get(i).map(|v| v.0 == value),
+            _ => None,
+        };
+        match dense {
+            Some(true) => true,
+            _ => self.values.binary_search_by_key(&value, |v| v.0).is_ok(),
+        }
     }
 
     /// The name of `value`, if the enum lists it.
