@@ -230,7 +230,10 @@ impl<'a> Dec<'a, '_> {
             }
             cur.msg.next = fi.saturating_add(1);
             let kind = f.kind;
-            if wt != kind.wire_type() || f.is_repeated() || f.oneof != 0 {
+            // Repeated message fields (lists of records, the bulk of a
+            // history sync) stay inline: they only ask for a gather.
+            let repeated = f.is_repeated();
+            if wt != kind.wire_type() || (repeated && kind != Kind::Message) || f.oneof != 0 {
                 cur.pos = pos;
                 self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
                 continue;
@@ -265,9 +268,12 @@ impl<'a> Dec<'a, '_> {
                         }
                     };
                     cur.pos = e;
+                    if repeated {
+                        cur.msg.gather = true;
+                    }
                     self.enter(&mut cur, &mut parents, f, fi, at, s, e, max_depth)?;
                 }
-                Kind::Enum | Kind::Group => {
+                Kind::Group => {
                     cur.pos = pos;
                     self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
                 }
@@ -280,6 +286,23 @@ impl<'a> Dec<'a, '_> {
                         }
                         _ => read_scalar(buf, &mut p, end, kind)?,
                     };
+                    if kind == Kind::Enum
+                        && let Some(e) = closed_enum(self.schema, f)
+                        && !e.contains(v as i32)
+                    {
+                        // Kept as an unknown field, as protobuf does.
+                        cur.msg.gather = true;
+                        cur.pos = p;
+                        self.push(
+                            Slot {
+                                field: UNKNOWN,
+                                aux: number << 3,
+                                val: Val::Raw(span(buf, pos, p)?),
+                            },
+                            at,
+                        )?;
+                        continue;
+                    }
                     cur.pos = p;
                     self.push(
                         Slot {
