@@ -26,6 +26,7 @@
 use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{BoundedAlloc, DecodeError, DecodeOptions};
 
+use crate::decode::max_arena_bytes;
 use crate::record::{Record, Slot, UNKNOWN, Val};
 use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema};
 use crate::values::{
@@ -96,6 +97,9 @@ struct Dec<'a, 's> {
     scratch: ArenaVec<'a, Slot<'a>>,
     items: u32,
     max_items: u32,
+    /// False when nothing this decode can write or count reaches the
+    /// limits (see [`decode`]): the per-message checks are skipped.
+    checked: bool,
 }
 
 /// Decode `input` as one message of type `message` in one pass, or report
@@ -114,6 +118,16 @@ pub(crate) fn decode<'a>(
     // needs more than one slot per two bytes (and one for an empty input).
     let cap = (input.len() / 2).saturating_add(1).min(INITIAL_SCRATCH);
     alloc.charge_slice::<Slot<'a>>(cap, 0)?;
+    // Items are at most one per input byte (a slot stands for two bytes or
+    // more, a packed value for one or more), and the arena bound holds for
+    // every input: when both fit the limits with room for the deepest
+    // nesting, the per-message counting and charging cannot fail.
+    let depth_bytes = 4usize
+        .saturating_mul(128)
+        .saturating_mul(options.max_depth as usize);
+    let checked = (options.max_items as usize) < input.len()
+        || alloc.used().saturating_add(max_arena_bytes(input.len())).saturating_add(depth_bytes)
+            > alloc.limit();
     let mut d = Dec {
         buf: input,
         schema,
@@ -121,6 +135,7 @@ pub(crate) fn decode<'a>(
         scratch: ArenaVec::with_capacity_in(cap, alloc.bump()),
         items: 0,
         max_items: options.max_items,
+        checked,
     };
     d.run(root, options.max_depth)
 }
@@ -215,7 +230,10 @@ impl<'a> Dec<'a, '_> {
             }
             cur.msg.next = fi.saturating_add(1);
             let kind = f.kind;
-            if wt != kind.wire_type() || f.is_repeated() || f.oneof != 0 {
+            // Repeated message fields (lists of records, the bulk of a
+            // history sync) stay inline: they only ask for a gather.
+            let repeated = f.is_repeated();
+            if wt != kind.wire_type() || (repeated && kind != Kind::Message) || f.oneof != 0 {
                 cur.pos = pos;
                 self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
                 continue;
@@ -250,9 +268,12 @@ impl<'a> Dec<'a, '_> {
                         }
                     };
                     cur.pos = e;
+                    if repeated {
+                        cur.msg.gather = true;
+                    }
                     self.enter(&mut cur, &mut parents, f, fi, at, s, e, max_depth)?;
                 }
-                Kind::Enum | Kind::Group => {
+                Kind::Group => {
                     cur.pos = pos;
                     self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
                 }
@@ -265,6 +286,23 @@ impl<'a> Dec<'a, '_> {
                         }
                         _ => read_scalar(buf, &mut p, end, kind)?,
                     };
+                    if kind == Kind::Enum
+                        && let Some(e) = closed_enum(self.schema, f)
+                        && !e.contains(v as i32)
+                    {
+                        // Kept as an unknown field, as protobuf does.
+                        cur.msg.gather = true;
+                        cur.pos = p;
+                        self.push(
+                            Slot {
+                                field: UNKNOWN,
+                                aux: number << 3,
+                                val: Val::Raw(span(buf, pos, p)?),
+                            },
+                            at,
+                        )?;
+                        continue;
+                    }
                     cur.pos = p;
                     self.push(
                         Slot {
@@ -281,7 +319,7 @@ impl<'a> Dec<'a, '_> {
 
     /// The current message ended: finish it and return to its parent, or
     /// end the decode.
-    #[inline(never)]
+    #[inline(always)]
     fn leave(
         &mut self,
         cur: &mut Cur,
@@ -313,7 +351,7 @@ impl<'a> Dec<'a, '_> {
 
     /// Enter nested message field `f` (index `fi`, tag at `at`) whose body
     /// is `s..e`; `cur.pos` is already past it.
-    #[inline(never)]
+    #[inline(always)]
     #[expect(
         clippy::too_many_arguments,
         reason = "the cursor and limits of the caller's loop"
@@ -667,12 +705,14 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(at));
         };
         let n = pending.len();
-        count_items(
-            &mut self.items,
-            self.max_items,
-            u32::try_from(n).unwrap_or(u32::MAX),
-            msg.start,
-        )?;
+        if self.checked {
+            count_items(
+                &mut self.items,
+                self.max_items,
+                u32::try_from(n).unwrap_or(u32::MAX),
+                msg.start,
+            )?;
+        }
         if n == 0 {
             return Ok(Some(&[]));
         }
@@ -682,7 +722,11 @@ impl<'a> Dec<'a, '_> {
             let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
             return Ok(Some(scratch.into_bump_slice()));
         }
-        let slots = self.alloc.alloc_slice_copy(pending, at)?;
+        let slots = if self.checked {
+            self.alloc.alloc_slice_copy(pending, at)?
+        } else {
+            self.alloc.bump().alloc_slice_copy(pending)
+        };
         self.scratch.truncate(msg.base);
         Ok(Some(slots))
     }

@@ -98,6 +98,7 @@ fn freeze<'a>(
 }
 
 /// Decode `input` with the two-pass decoder.
+#[inline(never)]
 pub(crate) fn decode<'a>(
     message: MessageRef,
     alloc: &BoundedAlloc<'a>,
