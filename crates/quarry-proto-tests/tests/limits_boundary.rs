@@ -163,11 +163,18 @@ fn arena_budget_at_the_limit_decodes_and_one_less_fails() {
 /// chunk big enough for any of the inputs here; and the bytes charged to
 /// the budget.
 fn arena_bytes(message: MessageRef, input: &[u8]) -> Result<(usize, usize), DecodeError> {
+    arena_bytes_with(message, input, &quarry_proto::DEFAULT_OPTIONS)
+}
+
+fn arena_bytes_with(
+    message: MessageRef,
+    input: &[u8],
+    options: &DecodeOptions,
+) -> Result<(usize, usize), DecodeError> {
     let arena = Arena::with_capacity(quarry_proto::max_arena_bytes(input.len()) * 2 + 65_536);
     let before = arena.stats();
-    let options = quarry_proto::DEFAULT_OPTIONS;
-    let alloc = BoundedAlloc::new(&arena, &options);
-    quarry_proto::decode_with(message, &alloc, input, &options)?;
+    let alloc = BoundedAlloc::new(&arena, options);
+    quarry_proto::decode_with(message, &alloc, input, options)?;
     let after = arena.stats();
     assert_eq!(
         after.allocated_bytes, before.allocated_bytes,
@@ -188,25 +195,30 @@ fn deep_nesting_charges_what_it_writes_at_most_four_frames_per_level_past_16() {
     // arena cap) always covers what was written. A frame is under 128 bytes.
     for levels in [1usize, 16, 17, 40, 63, 100] {
         let input = common::deep_inner(levels);
-        let (written, charged) = arena_bytes(InnerView::TABLE, &input).unwrap();
         // The root's frame and one per level.
         let spilled = (levels + 1).saturating_sub(INLINE_FRAMES);
         let base = quarry_proto::max_arena_bytes(input.len());
-        assert!(
-            charged <= base + 4 * 128 * spilled,
-            "{levels}: {charged} charged"
-        );
+        let bound = base + 4 * 128 * spilled;
+        // A budget of exactly the bound: below what the decoder needs to
+        // skip its per-allocation checks (the bound at `max_depth`), so
+        // every allocation is charged, and enough to decode.
+        let options = DecodeOptions {
+            max_arena_bytes: bound,
+            ..quarry_proto::DEFAULT_OPTIONS
+        };
+        let (written, charged) = arena_bytes_with(InnerView::TABLE, &input, &options).unwrap();
+        assert!(charged <= bound, "{levels}: {charged} charged");
         assert!(
             written <= charged.max(base),
             "{levels}: {written} written, {charged} charged"
         );
-        assert!(
-            written <= base + 4 * 128 * spilled,
-            "{levels}: {written} written"
-        );
+        assert!(written <= bound, "{levels}: {written} written");
         if spilled == 0 {
             assert!(written <= base, "{levels}: {written} written");
         }
+        // With the default budget the checks are skipped; the bound holds.
+        let (written, _) = arena_bytes(InnerView::TABLE, &input).unwrap();
+        assert!(written <= bound, "{levels}: {written} written");
     }
 }
 

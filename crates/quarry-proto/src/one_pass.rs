@@ -126,7 +126,10 @@ pub(crate) fn decode<'a>(
         .saturating_mul(128)
         .saturating_mul(options.max_depth as usize);
     let checked = (options.max_items as usize) < input.len()
-        || alloc.used().saturating_add(max_arena_bytes(input.len())).saturating_add(depth_bytes)
+        || alloc
+            .used()
+            .saturating_add(max_arena_bytes(input.len()))
+            .saturating_add(depth_bytes)
             > alloc.limit();
     let mut d = Dec {
         buf: input,
