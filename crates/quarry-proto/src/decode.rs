@@ -177,7 +177,12 @@ pub fn decode<'a>(
     arena: &'a Arena,
     input: &'a [u8],
 ) -> Result<Record<'a>, DecodeError> {
-    Decoder::new().decode(message, arena, input)
+    // `Decoder::new().decode(..)` spelled out on the constant options, so
+    // nothing is copied per call.
+    const OPTIONS: &DecodeOptions = &DEFAULT_OPTIONS;
+    let alloc = BoundedAlloc::new(arena, OPTIONS);
+    arena.reserve(estimate_arena_bytes(input.len()).min(OPTIONS.max_arena_bytes));
+    decode_with(message, &alloc, input, OPTIONS)
 }
 
 /// Decode with an allocator and options of the caller's (no reservation).
