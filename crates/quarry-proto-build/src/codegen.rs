@@ -260,6 +260,7 @@ fn field_table(f: &Fld) -> TokenStream {
     let packed = f.packed;
     let sub = f.sub;
     let oneof = f.oneof;
+    let in_oneof = f.oneof != 0;
     let default = match &f.default {
         Def::Zero => quote!(::quarry_proto::DefaultValue::Zero),
         Def::Scalar(v) => {
@@ -283,6 +284,12 @@ fn field_table(f: &Fld) -> TokenStream {
             sub: #sub,
             oneof: #oneof,
             default: #default,
+            op: ::quarry_proto::FieldTable::op_of(
+                ::quarry_proto::Kind::#kind,
+                ::quarry_proto::Label::#label,
+                #in_oneof,
+                true,
+            ),
         }
     }
 }

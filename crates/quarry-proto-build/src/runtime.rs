@@ -63,6 +63,7 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
                         Def::Scalar(v) => DefaultValue::Scalar(*v),
                         Def::Bytes(b) => DefaultValue::Bytes(b.clone().leak()),
                     },
+                    op: FieldTable::op_of(f.kind, f.label, f.oneof != 0, true),
                 })
                 .collect();
             let numbers: Vec<u32> = m.fields.iter().map(|f| f.number).collect();

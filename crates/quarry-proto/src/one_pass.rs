@@ -28,11 +28,11 @@ use quarry::{BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::decode::max_arena_bytes;
 use crate::record::{Record, Slot, UNKNOWN, Val};
-use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema};
+use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema, op};
 use crate::values::{
     internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
 };
-use crate::wire::{EGROUP, LEN, SGROUP, VARINT, read_len, read_tag};
+use crate::wire::{EGROUP, LEN, SGROUP, VARINT, read_len, read_tag, read_varint};
 
 /// How a one-pass decode ended.
 pub(crate) enum Outcome<'a> {
@@ -232,18 +232,20 @@ impl<'a> Dec<'a, '_> {
                 cur.msg.gather = true;
             }
             cur.msg.next = fi.saturating_add(1);
-            let kind = f.kind;
-            // Repeated message fields (lists of records, the bulk of a
-            // history sync) stay inline: they only ask for a gather.
-            let repeated = f.is_repeated();
-            if wt != kind.wire_type() || (repeated && kind != Kind::Message) || f.oneof != 0 {
+            // The field's reader and expected wire type in one byte: fields
+            // without a reader of their own (other repeated fields, oneof
+            // members, groups) and wire types that differ (packed runs,
+            // errors) go through the whole table entry.
+            let op = f.op;
+            if op & 7 != wt || op >> 3 == op::RARE {
                 cur.pos = pos;
                 self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
                 continue;
             }
             let end = cur.end;
-            match kind {
-                Kind::String | Kind::Bytes => {
+            let reader = op >> 3;
+            match reader {
+                op::STR | op::BYTES => {
                     let (s, e) = match short_len(buf, pos, end) {
                         Some(span) => span,
                         None => {
@@ -252,7 +254,7 @@ impl<'a> Dec<'a, '_> {
                         }
                     };
                     cur.pos = e;
-                    let val = string_value(buf, s, e, kind == Kind::String && f.utf8)?;
+                    let val = string_value(buf, s, e, reader == op::STR)?;
                     self.push(
                         Slot {
                             field: fi,
@@ -262,7 +264,7 @@ impl<'a> Dec<'a, '_> {
                         at,
                     )?;
                 }
-                Kind::Message => {
+                op::MSG | op::MSGS => {
                     let (s, e) = match short_len(buf, pos, end) {
                         Some(span) => span,
                         None => {
@@ -271,25 +273,28 @@ impl<'a> Dec<'a, '_> {
                         }
                     };
                     cur.pos = e;
-                    if repeated {
+                    if reader == op::MSGS {
+                        // Repeated messages (lists of records, the bulk of a
+                        // history sync) only ask for a gather.
                         cur.msg.gather = true;
                     }
                     self.enter(&mut cur, &mut parents, f, fi, at, s, e, max_depth)?;
                 }
-                Kind::Group => {
-                    cur.pos = pos;
-                    self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
-                }
                 _ => {
                     let mut p = pos;
-                    let v = match buf.get(p) {
-                        Some(&b) if b < 0x80 && wt == VARINT => {
-                            p = next_byte(p);
-                            norm_varint(kind, u64::from(b))
-                        }
-                        _ => read_scalar(buf, &mut p, end, kind)?,
+                    let v = if wt == VARINT {
+                        let raw = match buf.get(p) {
+                            Some(&b) if b < 0x80 => {
+                                p = next_byte(p);
+                                u64::from(b)
+                            }
+                            _ => read_varint(buf, &mut p, end)?,
+                        };
+                        norm_by_reader(reader, raw)
+                    } else {
+                        read_scalar(buf, &mut p, end, f.kind)?
                     };
-                    if kind == Kind::Enum
+                    if reader == op::ENUM
                         && let Some(e) = closed_enum(self.schema, f)
                         && !e.contains(v as i32)
                     {
@@ -889,6 +894,20 @@ fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, D
     match quarry::utf8::to_str(bytes) {
         Some(text) => Ok(Val::Str(text)),
         None => Err(DecodeError::InvalidUtf8 { offset: s }),
+    }
+}
+
+/// A varint normalized as [`norm_varint`] does for the kind behind
+/// `reader` (one of the varint readers of [`op`]).
+#[inline(always)]
+fn norm_by_reader(reader: u8, raw: u64) -> u64 {
+    match reader {
+        op::INT32 | op::ENUM => raw as i32 as i64 as u64,
+        op::UINT32 => u64::from(raw as u32),
+        op::BOOL => u64::from(raw != 0),
+        op::SINT32 => norm_varint(Kind::SInt32, raw),
+        op::SINT64 => norm_varint(Kind::SInt64, raw),
+        _ => raw,
     }
 }
 

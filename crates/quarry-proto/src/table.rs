@@ -232,9 +232,71 @@ pub struct FieldTable {
     pub oneof: u16,
     /// The value an absent singular field reads as.
     pub default: DefaultValue,
+    /// How the decoder reads the field's common case: the wire type it
+    /// expects in the low three bits, a reader above them (0: none, the
+    /// decoder reads the field through its whole entry). Must equal
+    /// [`FieldTable::op_of`] of the other fields; [`FieldTable::new`] and
+    /// `quarry-proto-build` set it so.
+    pub op: u8,
+}
+
+/// Readers [`FieldTable::op`] names (shifted left by 3).
+pub(crate) mod op {
+    pub const RARE: u8 = 0;
+    pub const STR: u8 = 1;
+    pub const BYTES: u8 = 2;
+    pub const MSG: u8 = 3;
+    pub const MSGS: u8 = 4;
+    pub const VARINT: u8 = 5;
+    pub const INT32: u8 = 6;
+    pub const UINT32: u8 = 7;
+    pub const BOOL: u8 = 8;
+    pub const SINT32: u8 = 9;
+    pub const SINT64: u8 = 10;
+    pub const ENUM: u8 = 11;
+    pub const FIXED64: u8 = 12;
+    pub const FIXED32: u8 = 13;
+    pub const SFIXED32: u8 = 14;
 }
 
 impl FieldTable {
+    /// The [`op`](FieldTable::op) of a field: singular fields outside
+    /// oneofs and repeated message fields get a reader of their own, the
+    /// rest (other repeated fields, oneof members, groups) none.
+    ///
+    /// ```
+    /// use quarry_proto::{FieldTable, Kind, Label};
+    /// // A string read as UTF-8 (reader 1), length-delimited (wire type 2).
+    /// assert_eq!(FieldTable::op_of(Kind::String, Label::Implicit, false, true), 1 << 3 | 2);
+    /// // Oneof members are read through the whole entry.
+    /// assert_eq!(FieldTable::op_of(Kind::String, Label::Explicit, true, true) >> 3, 0);
+    /// ```
+    pub const fn op_of(kind: Kind, label: Label, in_oneof: bool, utf8: bool) -> u8 {
+        let repeated = matches!(label, Label::Repeated);
+        let reader = if in_oneof || (repeated && !matches!(kind, Kind::Message)) {
+            op::RARE
+        } else {
+            match kind {
+                Kind::String if utf8 => op::STR,
+                Kind::String | Kind::Bytes => op::BYTES,
+                Kind::Message if repeated => op::MSGS,
+                Kind::Message => op::MSG,
+                Kind::Group => op::RARE,
+                Kind::Int64 | Kind::UInt64 => op::VARINT,
+                Kind::Int32 => op::INT32,
+                Kind::UInt32 => op::UINT32,
+                Kind::Bool => op::BOOL,
+                Kind::SInt32 => op::SINT32,
+                Kind::SInt64 => op::SINT64,
+                Kind::Enum => op::ENUM,
+                Kind::Double | Kind::Fixed64 | Kind::SFixed64 => op::FIXED64,
+                Kind::Float | Kind::Fixed32 => op::FIXED32,
+                Kind::SFixed32 => op::SFIXED32,
+            }
+        };
+        (reader << 3) | kind.wire_type()
+    }
+
     /// A field with no sub-type, no oneof, zero default; strings are
     /// UTF-8 checked; repeated scalars are packed.
     pub const fn new(
@@ -255,6 +317,7 @@ impl FieldTable {
             sub: 0,
             oneof: 0,
             default: DefaultValue::Zero,
+            op: Self::op_of(kind, label, false, true),
         }
     }
 

@@ -1,0 +1,63 @@
+//! The generated tables (and the CLI's run-time ones) carry each field's
+//! decoder reader in `FieldTable::op`; the decoder trusts it, so it must
+//! be what `FieldTable::op_of` derives from the field's kind, label and
+//! oneof, for every field of every schema here.
+
+use quarry_proto::{FieldTable, Kind, Label, Schema};
+use quarry_proto_tests::views::{All2View, All3View};
+use quarry_proto_tests::wa;
+
+fn check(schema: &Schema) -> usize {
+    let mut fields = 0;
+    for m in schema.messages {
+        for f in m.fields {
+            assert_eq!(
+                f.op,
+                FieldTable::op_of(f.kind, f.label, f.oneof != 0, f.utf8),
+                "{}.{}",
+                m.full_name,
+                f.name
+            );
+            fields += 1;
+        }
+    }
+    fields
+}
+
+#[test]
+fn every_generated_field_op_is_derived_from_its_entry() {
+    assert!(check(All2View::TABLE.schema) > 50);
+    assert!(check(All3View::TABLE.schema) > 50);
+    // WhatsApp's schema: thousands of fields.
+    assert!(check(wa::MessageView::TABLE.schema) > 1000);
+}
+
+#[test]
+fn run_time_tables_derive_the_same_ops() {
+    let dir = std::env::temp_dir().join(format!("quarry-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.proto");
+    std::fs::write(
+        &path,
+        "syntax = \"proto3\";\npackage t;\nmessage M {\n  string s = 1;\n  repeated M kids = 2;\n  \
+         repeated int32 ns = 3;\n  oneof k { bytes b = 4; M m = 5; }\n  sint64 z = 6;\n}\n",
+    )
+    .unwrap();
+    let schema = quarry_proto_build::load(&[&path], &[&dir]).unwrap();
+    let m = schema.message("t.M").unwrap();
+    assert_eq!(check(m.schema), 6);
+    let ops: Vec<u8> = m.table().fields.iter().map(|f| f.op >> 3).collect();
+    // string, repeated message, repeated scalar (no reader of its own),
+    // two oneof members (none), sint64: hand-derived from op_of's rules.
+    let expect = [
+        FieldTable::op_of(Kind::String, Label::Implicit, false, true) >> 3,
+        FieldTable::op_of(Kind::Message, Label::Repeated, false, true) >> 3,
+        0,
+        0,
+        0,
+        FieldTable::op_of(Kind::SInt64, Label::Implicit, false, true) >> 3,
+    ];
+    assert_eq!(ops, expect);
+    assert!(ops[0] != 0 && ops[1] != 0 && ops[5] != 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
