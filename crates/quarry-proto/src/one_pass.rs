@@ -977,6 +977,31 @@ fn oneof_conflict(
     })
 }
 
+/// One value per pending slot `k..stop` (in sorted order), picked out of
+/// each slot's value, as an exact-size array.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run of slots, the arena and what to pick"
+)]
+fn collect<'a, T: Copy>(
+    alloc: &BoundedAlloc<'a>,
+    pending: &[Slot<'a>],
+    k: usize,
+    stop: usize,
+    index: &impl Fn(usize) -> usize,
+    at: usize,
+    empty: T,
+    pick: impl Fn(Val<'a>) -> Option<T>,
+) -> Result<&'a [T], DecodeError> {
+    let list = alloc.alloc_slice_fill_copy(stop.saturating_sub(k), empty, at)?;
+    for (out, j) in list.iter_mut().zip(k..stop) {
+        if let Some(v) = pending.get(index(j)).and_then(|s| pick(s.val)) {
+            *out = v;
+        }
+    }
+    Ok(list)
+}
+
 /// The values of repeated field `f` from pending slots `k..stop` (in
 /// sorted order), as one exact-size array.
 fn collect_repeated<'a>(
@@ -991,39 +1016,24 @@ fn collect_repeated<'a>(
     let count = stop.saturating_sub(k);
     match f.kind {
         Kind::String if f.utf8 => {
-            let list = alloc.alloc_slice_fill_copy(count, "", at)?;
-            for (out, j) in list.iter_mut().zip(k..stop) {
-                if let Some(Slot {
-                    val: Val::Str(s), ..
-                }) = pending.get(index(j))
-                {
-                    *out = s;
-                }
-            }
+            let list = collect(alloc, pending, k, stop, index, at, "", |v| match v {
+                Val::Str(s) => Some(s),
+                _ => None,
+            })?;
             Ok(Val::Strs(list))
         }
         Kind::String | Kind::Bytes => {
-            let list = alloc.alloc_slice_fill_copy(count, &[][..], at)?;
-            for (out, j) in list.iter_mut().zip(k..stop) {
-                if let Some(Slot {
-                    val: Val::Bytes(b), ..
-                }) = pending.get(index(j))
-                {
-                    *out = b;
-                }
-            }
+            let list = collect(alloc, pending, k, stop, index, at, &[][..], |v| match v {
+                Val::Bytes(b) => Some(b),
+                _ => None,
+            })?;
             Ok(Val::BytesList(list))
         }
         Kind::Message | Kind::Group => {
-            let list = alloc.alloc_slice_fill_copy(count, &[][..], at)?;
-            for (out, j) in list.iter_mut().zip(k..stop) {
-                if let Some(Slot {
-                    val: Val::Msg(m), ..
-                }) = pending.get(index(j))
-                {
-                    *out = m;
-                }
-            }
+            let list = collect(alloc, pending, k, stop, index, at, &[][..], |v| match v {
+                Val::Msg(m) => Some(m),
+                _ => None,
+            })?;
             Ok(Val::Msgs(list))
         }
         _ => {
