@@ -93,7 +93,7 @@ pub enum Reserve {
 
 /// Arena bytes reserved by [`Reserve::Estimate`] per input byte: measured
 /// use on the WhatsApp-shaped samples, past the two stacks' start
-/// ([`ESTIMATE_BYTES_CONST`]), is 0.4 to 2.2 bytes per input byte (strings
+/// ([`ESTIMATE_BYTES_CONST`]), is 0.2 to 2.2 bytes per input byte (strings
 /// borrow from the input; records are 8 to 32 bytes).
 pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 4;
 /// Arena bytes reserved by [`Reserve::Estimate`] on top: the decoder's
