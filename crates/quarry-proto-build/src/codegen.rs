@@ -210,6 +210,7 @@ pub(crate) fn generate(model: &Model, opts: &Options, sources: &[String]) -> Tok
                 by_number: &#n_name,
                 oneofs: &[#(#oneofs),*],
                 map_entry: #map_entry,
+                short: ::quarry_proto::MessageTable::short_of(&#f_name),
             }
         });
     }

@@ -67,8 +67,10 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
                 })
                 .collect();
             let numbers: Vec<u32> = m.fields.iter().map(|f| f.number).collect();
+            let short = MessageTable::short_of(&fields);
             MessageTable {
                 full_name: leak_str(&m.full_name),
+                short,
                 fields: fields.leak(),
                 by_number: dense_lookup(&numbers).leak(),
                 oneofs: m

@@ -32,7 +32,7 @@ use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema
 use crate::values::{
     internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
 };
-use crate::wire::{EGROUP, LEN, SGROUP, VARINT, read_len, read_tag, read_varint};
+use crate::wire::{EGROUP, LEN, SGROUP, read_fixed, read_len, read_tag, read_varint};
 
 /// How a one-pass decode ended.
 pub(crate) enum Outcome<'a> {
@@ -208,42 +208,64 @@ impl<'a> Dec<'a, '_> {
                     None => continue,
                 }
             }
-            let (number, wt, pos) = match short_tag(buf, at) {
-                Some((number, wt)) => (number, wt, next_byte(at)),
-                None => {
-                    let mut pos = at;
-                    let (number, wt) = read_tag(buf, &mut pos, cur.end)?;
-                    (number, wt, pos)
-                }
-            };
             let table = cur.table;
-            let fi = match table.by_number.get(number as usize) {
-                Some(&i) if i != 0 => u32::from(i).saturating_sub(1),
-                _ => {
-                    cur.pos = pos;
-                    self.rare_field(&mut cur, &mut parents, number, wt, at, max_depth)?;
-                    continue;
+            // The common case first: a one-byte tag of a field the short
+            // lookup reads (its entry's low byte is the very tag byte).
+            let short = match buf.get(at) {
+                Some(&b) if b < 0x80 => match table.short.get(usize::from(b >> 3)) {
+                    Some(&e) if e as u8 == b => Some((b, e)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (fi, number, reader, pos) = match short {
+                Some((b, e)) => {
+                    let fi = u32::from(e >> 12);
+                    if fi < cur.msg.next {
+                        cur.msg.gather = true;
+                    }
+                    cur.msg.next = fi.saturating_add(1);
+                    (fi, u32::from(b >> 3), ((e >> 8) & 15) as u8, next_byte(at))
+                }
+                None => {
+                    let (number, wt, pos) = match short_tag(buf, at) {
+                        Some((number, wt)) => (number, wt, next_byte(at)),
+                        None => {
+                            let mut pos = at;
+                            let (number, wt) = read_tag(buf, &mut pos, cur.end)?;
+                            (number, wt, pos)
+                        }
+                    };
+                    let fi = match table.by_number.get(number as usize) {
+                        Some(&i) if i != 0 => u32::from(i).saturating_sub(1),
+                        _ => {
+                            cur.pos = pos;
+                            self.rare_field(&mut cur, &mut parents, number, wt, at, max_depth)?;
+                            continue;
+                        }
+                    };
+                    let Some(f) = table.fields.get(fi as usize) else {
+                        return Err(internal(at));
+                    };
+                    if fi < cur.msg.next {
+                        cur.msg.gather = true;
+                    }
+                    cur.msg.next = fi.saturating_add(1);
+                    // The field's reader and expected wire type in one
+                    // byte: fields without a reader of their own (other
+                    // repeated fields, oneof members, groups) and wire types
+                    // that differ (packed runs, errors) go through the whole
+                    // table entry.
+                    let op = f.op;
+                    if op & 7 != wt || op >> 3 == op::RARE {
+                        cur.pos = pos;
+                        self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
+                        continue;
+                    }
+                    (fi, number, op >> 3, pos)
                 }
             };
-            let Some(f) = table.fields.get(fi as usize) else {
-                return Err(internal(at));
-            };
-            if fi < cur.msg.next {
-                cur.msg.gather = true;
-            }
-            cur.msg.next = fi.saturating_add(1);
-            // The field's reader and expected wire type in one byte: fields
-            // without a reader of their own (other repeated fields, oneof
-            // members, groups) and wire types that differ (packed runs,
-            // errors) go through the whole table entry.
-            let op = f.op;
-            if op & 7 != wt || op >> 3 == op::RARE {
-                cur.pos = pos;
-                self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
-                continue;
-            }
             let end = cur.end;
-            let reader = op >> 3;
             match reader {
                 op::STR | op::BYTES => {
                     let (s, e) = match short_len(buf, pos, end) {
@@ -278,23 +300,34 @@ impl<'a> Dec<'a, '_> {
                         // history sync) only ask for a gather.
                         cur.msg.gather = true;
                     }
+                    let Some(f) = table.fields.get(fi as usize) else {
+                        return Err(internal(at));
+                    };
                     self.enter(&mut cur, &mut parents, f, fi, at, s, e, max_depth)?;
                 }
                 _ => {
                     let mut p = pos;
-                    let v = if wt == VARINT {
-                        let raw = match buf.get(p) {
-                            Some(&b) if b < 0x80 => {
-                                p = next_byte(p);
-                                u64::from(b)
-                            }
-                            _ => read_varint(buf, &mut p, end)?,
-                        };
-                        norm_by_reader(reader, raw)
-                    } else {
-                        read_scalar(buf, &mut p, end, f.kind)?
+                    let v = match reader {
+                        op::FIXED64 => u64::from_le_bytes(read_fixed::<8>(buf, &mut p, end)?),
+                        op::FIXED32 => {
+                            u64::from(u32::from_le_bytes(read_fixed::<4>(buf, &mut p, end)?))
+                        }
+                        op::SFIXED32 => {
+                            i64::from(i32::from_le_bytes(read_fixed::<4>(buf, &mut p, end)?)) as u64
+                        }
+                        _ => {
+                            let raw = match buf.get(p) {
+                                Some(&b) if b < 0x80 => {
+                                    p = next_byte(p);
+                                    u64::from(b)
+                                }
+                                _ => read_varint(buf, &mut p, end)?,
+                            };
+                            norm_by_reader(reader, raw)
+                        }
                     };
                     if reader == op::ENUM
+                        && let Some(f) = table.fields.get(fi as usize)
                         && let Some(e) = closed_enum(self.schema, f)
                         && !e.contains(v as i32)
                     {

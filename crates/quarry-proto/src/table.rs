@@ -71,6 +71,11 @@ pub struct MessageTable {
     pub oneofs: &'static [&'static str],
     /// True for the synthetic entry message of a `map<K, V>` field.
     pub map_entry: bool,
+    /// The decoder's first look at a one-byte tag (field numbers 1 to 15),
+    /// indexed by field number: see [`MessageTable::short_of`]. Must equal
+    /// `short_of(fields)`; [`MessageTable::new`] and `quarry-proto-build`
+    /// set it so.
+    pub short: [u16; 16],
 }
 
 impl MessageTable {
@@ -86,7 +91,46 @@ impl MessageTable {
             by_number,
             oneofs: &[],
             map_entry: false,
+            short: Self::short_of(fields),
         }
+    }
+
+    /// The [`short`](MessageTable::short) lookup of `fields` (sorted by
+    /// number, [`FieldTable::op`] set). Entry `n` describes field number
+    /// `n` when the decoder can read it from its one-byte tag without the
+    /// field's entry: the tag byte it expects (`n << 3 | wire type`) in
+    /// bits 0 to 7, the reader ([`FieldTable::op`] `>> 3`) in bits 8 to 11,
+    /// the field's index in bits 12 to 15 (below 15: numbers are distinct
+    /// and sorted, so field `n` has index `n - 1` or less). Other entries
+    /// are `0xFF`, a byte no one-byte tag equals.
+    ///
+    /// ```
+    /// use quarry_proto::{FieldTable, Kind, Label, MessageTable};
+    /// static FIELDS: [FieldTable; 2] = [
+    ///     FieldTable::new(2, "id", "id", Kind::UInt64, Label::Implicit),
+    ///     FieldTable::new(5, "tags", "tags", Kind::UInt64, Label::Repeated),
+    /// ];
+    /// let short = MessageTable::short_of(&FIELDS);
+    /// // Field 2: tag 0x10 (varint), reader 5 (64-bit varint), index 0.
+    /// assert_eq!(short[2], 0x10 | 5 << 8);
+    /// // Repeated scalars are read through their entry; 1 is no field.
+    /// assert_eq!((short[1], short[5]), (0xFF, 0xFF));
+    /// ```
+    pub const fn short_of(fields: &[FieldTable]) -> [u16; 16] {
+        let mut short = [0xFFu16; 16];
+        let mut i = 0;
+        while i < fields.len() && i < 15 {
+            let f = &fields[i];
+            let reader = f.op >> 3;
+            if f.number < 16 && reader != op::RARE {
+                short[f.number as usize] = ((f.number as u16) << 3)
+                    | (f.op & 7) as u16
+                    | (reader as u16) << 8
+                    | (i as u16) << 12;
+            }
+            i += 1;
+        }
+        short
     }
 
     /// The index of field number `number`, if the message has it.

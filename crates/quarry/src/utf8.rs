@@ -23,11 +23,35 @@
 /// ```
 #[inline]
 pub fn to_str(bytes: &[u8]) -> Option<&str> {
-    if bytes.is_ascii() {
+    if is_ascii(bytes) {
         // SAFETY: every byte is < 0x80, and a sequence of ASCII bytes is
         // valid UTF-8.
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     } else {
         std::str::from_utf8(bytes).ok()
     }
+}
+
+/// True if every byte is below 0x80, read eight bytes at a time.
+///
+/// `<[u8]>::is_ascii` checks inputs shorter than 64 bytes one byte per
+/// loop turn; most strings of a message are 4 to 40 bytes, where whole
+/// words (the last one overlapping the one before it) take a quarter of
+/// the instructions (callgrind, protobuf history sync: 6.2 bytes per
+/// string, ~30 instructions per string before).
+#[inline]
+fn is_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if let Some(&last) = bytes.last_chunk::<8>() {
+        let (words, _) = bytes.as_chunks::<8>();
+        let mut any = u64::from_le_bytes(last);
+        for &word in words {
+            any |= u64::from_le_bytes(word);
+        }
+        return any & HIGH == 0;
+    }
+    if let (Some(&first), Some(&last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return (u32::from_le_bytes(first) | u32::from_le_bytes(last)) & 0x8080_8080 == 0;
+    }
+    bytes.iter().all(|&b| b < 0x80)
 }

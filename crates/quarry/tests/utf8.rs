@@ -25,6 +25,22 @@ fn hand_picked_cases_agree_with_std() {
     }
 }
 
+#[test]
+fn one_high_byte_anywhere_is_found() {
+    // Every length the word-wise ASCII check splits differently (under 4,
+    // 4 to 7, whole and overlapping words), with the non-ASCII byte at
+    // every position.
+    for len in 1..40 {
+        for at in 0..len {
+            let mut bytes = vec![b'a'; len];
+            bytes[at] = 0xFF;
+            assert_eq!(quarry::utf8::to_str(&bytes), None, "len {len} at {at}");
+            bytes[at] = 0x7F;
+            assert!(quarry::utf8::to_str(&bytes).is_some(), "len {len} at {at}");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 }))]
     #[test]
