@@ -106,6 +106,30 @@ fn depth_at_the_limit_decodes_and_one_past_fails_for_every_small_limit() {
     }
 }
 
+/// The one-pass decoder enters at most `MAX_RECURSION` (100) levels by
+/// recursion on the thread's stack; deeper input, when `max_depth` allows
+/// it, is decoded by the merging decoder's explicit stack. Either way the
+/// record has every level, and a nesting bomb within a huge `max_depth`
+/// neither overflows the stack nor fails.
+#[test]
+fn nesting_past_the_recursion_limit_decodes_every_level() {
+    let decoder = with(|o| o.max_depth = u32::MAX);
+    for levels in [99usize, 100, 101, 102, 150, 20_000] {
+        let input = common::deep_inner(levels);
+        let arena = Arena::new();
+        let root = decoder
+            .decode(InnerView::TABLE, &arena, &input)
+            .unwrap_or_else(|e| panic!("{levels}: {e}"));
+        let mut view = InnerView::from_record(root);
+        let mut depth = 0;
+        while let Some(next) = view.next_() {
+            view = next;
+            depth += 1;
+        }
+        assert_eq!(depth, levels);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Arena bytes.
 

@@ -41,12 +41,13 @@ pub const DEFAULT_OPTIONS: DecodeOptions = DecodeOptions {
 pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 98;
 
 /// Arena bytes one decode may write on top of
-/// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the scratch and parent
-/// stacks as they start and as they grow for the first [`INLINE_FRAMES`]
-/// levels of nesting (8 slots of 32 bytes, then 8 and 16 parents of 56
-/// bytes), and alignment. Nesting past [`INLINE_FRAMES`] levels adds at
-/// most 4 frames of under 128 bytes per level (both decoders' stacks
-/// double as they grow and the buffers they outgrew stay in the arena).
+/// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the scratch stack as it
+/// starts (8 slots of 32 bytes), the merging decoder's frames for the first
+/// [`INLINE_FRAMES`] levels of nesting, and alignment. Nesting past
+/// [`INLINE_FRAMES`] levels adds at most 4 frames of under 128 bytes per
+/// level in the merging decoder (its stack doubles as it grows and the
+/// buffers it outgrew stay in the arena); the one-pass decoder keeps no
+/// per-level state in the arena.
 pub const ARENA_BYTES_CONST: usize = 2048;
 
 /// Levels of nesting whose bookkeeping [`ARENA_BYTES_CONST`] covers; the
@@ -92,19 +93,18 @@ pub enum Reserve {
 }
 
 /// Arena bytes reserved by [`Reserve::Estimate`] per input byte: measured
-/// use on the WhatsApp-shaped samples, past the two stacks' start
+/// use on the WhatsApp-shaped samples, past the scratch stack's start
 /// ([`ESTIMATE_BYTES_CONST`]), is 0.2 to 2.2 bytes per input byte (strings
 /// borrow from the input; records are 8 to 32 bytes).
-pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 4;
+pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 3;
 /// Arena bytes reserved by [`Reserve::Estimate`] on top: the decoder's
-/// scratch stack and parent stack as they start (8 slots of 32 bytes, 8
-/// parents of 56) and 256.
-pub const ESTIMATE_BYTES_CONST: usize = 960;
+/// scratch stack as it starts (8 slots of 32 bytes) and 128.
+pub const ESTIMATE_BYTES_CONST: usize = 384;
 
 /// The arena bytes [`Reserve::Estimate`] reserves for `input_len` bytes.
 ///
 /// ```
-/// assert_eq!(quarry_proto::estimate_arena_bytes(100), 4 * 100 + 960);
+/// assert_eq!(quarry_proto::estimate_arena_bytes(100), 3 * 100 + 384);
 /// ```
 pub const fn estimate_arena_bytes(input_len: usize) -> usize {
     input_len

@@ -1,8 +1,11 @@
 //! The one-pass decoder: what every decode runs first.
 //!
 //! Each field is read once, in input order, and becomes a slot pushed on a
-//! scratch stack in the arena; entering a nested message saves the parent's
-//! cursor and the child's slots go on top. When a message ends, its slots
+//! scratch stack in the arena. A nested message is read by a call of the
+//! same function, its slots on top of its parent's; the recursion stops at
+//! [`MAX_RECURSION`] levels (deeper input, when `max_depth` allows it, goes
+//! to the merging decoder, whose frames live in the arena), so the thread's
+//! stack holds at most that many frames. When a message ends, its slots
 //! leave the scratch for their final run in the arena: copied as they are
 //! when the fields came in number order with nothing repeated or unknown
 //! (what canonical encoders write for most messages), otherwise sorted by
@@ -48,17 +51,11 @@ pub(crate) enum Outcome<'a> {
 /// being read and of its ancestors).
 pub(crate) const INITIAL_SCRATCH: usize = 8;
 
-/// Saved parents the frame stack starts with; it doubles when full.
-pub(crate) const INITIAL_PARENTS: usize = 8;
-
-/// The state of a message whose child is being read.
-struct Parent {
-    table: &'static MessageTable,
-    /// Where the parent goes on after the child.
-    resume: usize,
-    end: usize,
-    msg: Msg,
-}
+/// Nesting levels the decoder enters by recursion (each a frame of a few
+/// hundred bytes on the thread's stack). An input nested deeper, when
+/// `max_depth` allows it, goes to the merging decoder, whose stack of
+/// frames lives in the arena.
+pub(crate) const MAX_RECURSION: u32 = 100;
 
 /// What the decoder tracks about the message being read, besides its
 /// cursor.
@@ -120,8 +117,9 @@ pub(crate) fn decode<'a>(
     alloc.charge_slice::<Slot<'a>>(cap, 0)?;
     // Items are at most one per input byte (a slot stands for two bytes or
     // more, a packed value for one or more), and the arena bound holds for
-    // every input: when both fit the limits with room for the deepest
-    // nesting, the per-message counting and charging cannot fail.
+    // every input: when both fit the limits, with the room the bound gives
+    // the deepest nesting, the per-message counting and charging cannot
+    // fail.
     let depth_bytes = 4usize
         .saturating_mul(128)
         .saturating_mul(options.max_depth as usize);
@@ -172,12 +170,14 @@ fn short_len(buf: &[u8], pos: usize, end: usize) -> Option<(usize, usize)> {
     }
 }
 
-/// The message being read: its table, cursor and slot bookkeeping.
-struct Cur {
-    table: &'static MessageTable,
-    pos: usize,
-    end: usize,
-    msg: Msg,
+/// What a helper tells the field loop besides the new position.
+mod step {
+    /// The message's slots must be sorted or gathered.
+    pub const GATHER: u8 = 1;
+    /// A oneof member was read.
+    pub const ONEOF: u8 = 2;
+    /// The input needs the merging decoder.
+    pub const MERGE: u8 = 4;
 }
 
 impl<'a> Dec<'a, '_> {
@@ -186,29 +186,31 @@ impl<'a> Dec<'a, '_> {
         root: &'static MessageTable,
         max_depth: u32,
     ) -> Result<Outcome<'a>, DecodeError> {
+        let end = self.buf.len();
+        Ok(match self.message(root, 0, end, 1, max_depth)? {
+            Some(slots) => Outcome::Done(Record::new(slots)),
+            None => Outcome::Merge,
+        })
+    }
+
+    /// Read the message of type `table` at `start..end`, nesting level
+    /// `depth` (1 for the root), into its final slots; `None`: the input
+    /// needs the merging decoder. The loop reads the common fields
+    /// (singular, in number order, of the kind their wire type says)
+    /// inline; everything else goes through out-of-line helpers.
+    fn message(
+        &mut self,
+        table: &'static MessageTable,
+        start: usize,
+        end: usize,
+        depth: u32,
+        max_depth: u32,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let buf = self.buf;
-        self.alloc.charge_slice::<Parent>(INITIAL_PARENTS, 0)?;
-        let mut parents: ArenaVec<'a, Parent> =
-            ArenaVec::with_capacity_in(INITIAL_PARENTS, self.alloc.bump());
-        let mut cur = Cur {
-            table: root,
-            pos: 0,
-            end: buf.len(),
-            msg: Msg::new(0, 0),
-        };
-        // The loop reads the common fields (singular, in number order, of
-        // the kind their wire type says) inline; everything else goes
-        // through out-of-line helpers that leave `cur` where the loop
-        // continues.
-        loop {
-            let at = cur.pos;
-            if at >= cur.end {
-                match self.leave(&mut cur, &mut parents)? {
-                    Some(outcome) => return Ok(outcome),
-                    None => continue,
-                }
-            }
-            let table = cur.table;
+        let mut msg = Msg::new(self.scratch.len(), start);
+        let mut pos = start;
+        while pos < end {
+            let at = pos;
             // The common case first: a one-byte tag of a field the short
             // lookup reads (its entry's low byte is the very tag byte).
             let short = match buf.get(at) {
@@ -218,39 +220,44 @@ impl<'a> Dec<'a, '_> {
                 },
                 _ => None,
             };
-            let (fi, number, reader, pos) = match short {
+            let (fi, number, reader, after_tag) = match short {
                 Some((b, e)) => {
                     let fi = u32::from(e >> 12);
-                    if fi < cur.msg.next {
-                        cur.msg.gather = true;
+                    if fi < msg.next {
+                        msg.gather = true;
                     }
-                    cur.msg.next = fi.saturating_add(1);
+                    msg.next = fi.saturating_add(1);
                     (fi, u32::from(b >> 3), ((e >> 8) & 15) as u8, next_byte(at))
                 }
                 None => {
-                    let (number, wt, pos) = match short_tag(buf, at) {
+                    let (number, wt, after_tag) = match short_tag(buf, at) {
                         Some((number, wt)) => (number, wt, next_byte(at)),
                         None => {
-                            let mut pos = at;
-                            let (number, wt) = read_tag(buf, &mut pos, cur.end)?;
-                            (number, wt, pos)
+                            let mut p = at;
+                            let (number, wt) = read_tag(buf, &mut p, end)?;
+                            (number, wt, p)
                         }
                     };
-                    let fi = match table.by_number.get(number as usize) {
-                        Some(&i) if i != 0 => u32::from(i).saturating_sub(1),
-                        _ => {
-                            cur.pos = pos;
-                            self.rare_field(&mut cur, &mut parents, number, wt, at, max_depth)?;
-                            continue;
-                        }
+                    let known = match table.by_number.get(number as usize) {
+                        Some(&i) if i != 0 => Some(u32::from(i).saturating_sub(1)),
+                        _ if number != 0 => table.field_index(number),
+                        _ => None,
+                    };
+                    let Some(fi) = known else {
+                        let (p, slot) =
+                            self.unknown(number, wt, at, after_tag, end, depth, max_depth)?;
+                        pos = p;
+                        msg.gather = true;
+                        self.push(slot, at)?;
+                        continue;
                     };
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
                     };
-                    if fi < cur.msg.next {
-                        cur.msg.gather = true;
+                    if fi < msg.next {
+                        msg.gather = true;
                     }
-                    cur.msg.next = fi.saturating_add(1);
+                    msg.next = fi.saturating_add(1);
                     // The field's reader and expected wire type in one
                     // byte: fields without a reader of their own (other
                     // repeated fields, oneof members, groups) and wire types
@@ -258,24 +265,31 @@ impl<'a> Dec<'a, '_> {
                     // table entry.
                     let op = f.op;
                     if op & 7 != wt || op >> 3 == op::RARE {
-                        cur.pos = pos;
-                        self.rare_known(&mut cur, &mut parents, f, fi, number, wt, at, max_depth)?;
+                        let (p, flags) = self
+                            .rare_known(f, fi, number, wt, at, after_tag, end, depth, max_depth)?;
+                        if flags & step::MERGE != 0 {
+                            return Ok(None);
+                        }
+                        pos = p;
+                        msg.gather |= flags & step::GATHER != 0;
+                        if flags & step::ONEOF != 0 {
+                            msg.oneof_members = msg.oneof_members.saturating_add(1);
+                        }
                         continue;
                     }
-                    (fi, number, op >> 3, pos)
+                    (fi, number, op >> 3, after_tag)
                 }
             };
-            let end = cur.end;
             match reader {
                 op::STR | op::BYTES => {
-                    let (s, e) = match short_len(buf, pos, end) {
+                    let (s, e) = match short_len(buf, after_tag, end) {
                         Some(span) => span,
                         None => {
-                            let mut p = pos;
+                            let mut p = after_tag;
                             read_len(buf, &mut p, end)?
                         }
                     };
-                    cur.pos = e;
+                    pos = e;
                     let val = string_value(buf, s, e, reader == op::STR)?;
                     self.push(
                         Slot {
@@ -287,64 +301,66 @@ impl<'a> Dec<'a, '_> {
                     )?;
                 }
                 op::MSG | op::MSGS => {
-                    let (s, e) = match short_len(buf, pos, end) {
+                    let (s, e) = match short_len(buf, after_tag, end) {
                         Some(span) => span,
                         None => {
-                            let mut p = pos;
+                            let mut p = after_tag;
                             read_len(buf, &mut p, end)?
                         }
                     };
-                    cur.pos = e;
+                    pos = e;
                     if reader == op::MSGS {
                         // Repeated messages (lists of records, the bulk of a
                         // history sync) only ask for a gather.
-                        cur.msg.gather = true;
+                        msg.gather = true;
                     }
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
                     };
-                    self.enter(&mut cur, &mut parents, f, fi, at, s, e, max_depth)?;
+                    let Some(slots) = self.child(f, at, s, e, depth, max_depth)? else {
+                        return Ok(None);
+                    };
+                    self.push(
+                        Slot {
+                            field: fi,
+                            aux: 0,
+                            val: Val::Msg(slots),
+                        },
+                        at,
+                    )?;
                 }
                 _ => {
-                    let mut p = pos;
-                    let v = match reader {
-                        op::FIXED64 => u64::from_le_bytes(read_fixed::<8>(buf, &mut p, end)?),
-                        op::FIXED32 => {
-                            u64::from(u32::from_le_bytes(read_fixed::<4>(buf, &mut p, end)?))
-                        }
-                        op::SFIXED32 => {
-                            i64::from(i32::from_le_bytes(read_fixed::<4>(buf, &mut p, end)?)) as u64
-                        }
-                        _ => {
-                            let raw = match buf.get(p) {
-                                Some(&b) if b < 0x80 => {
-                                    p = next_byte(p);
-                                    u64::from(b)
-                                }
-                                _ => read_varint(buf, &mut p, end)?,
-                            };
-                            norm_by_reader(reader, raw)
-                        }
+                    let mut p = after_tag;
+                    let v = if reader < op::FIXED64 {
+                        let raw = match buf.get(p) {
+                            Some(&b) if b < 0x80 => {
+                                p = next_byte(p);
+                                u64::from(b)
+                            }
+                            _ => read_varint(buf, &mut p, end)?,
+                        };
+                        norm_by_reader(reader, raw)
+                    } else {
+                        read_fixed_by_reader(reader, buf, &mut p, end)?
                     };
+                    pos = p;
                     if reader == op::ENUM
                         && let Some(f) = table.fields.get(fi as usize)
                         && let Some(e) = closed_enum(self.schema, f)
                         && !e.contains(v as i32)
                     {
                         // Kept as an unknown field, as protobuf does.
-                        cur.msg.gather = true;
-                        cur.pos = p;
+                        msg.gather = true;
                         self.push(
                             Slot {
                                 field: UNKNOWN,
                                 aux: number << 3,
-                                val: Val::Raw(span(buf, pos, p)?),
+                                val: Val::Raw(span(buf, after_tag, p)?),
                             },
                             at,
                         )?;
                         continue;
                     }
-                    cur.pos = p;
                     self.push(
                         Slot {
                             field: fi,
@@ -356,126 +372,41 @@ impl<'a> Dec<'a, '_> {
                 }
             }
         }
+        self.finish(table, msg, end, depth == 1)
     }
 
-    /// The current message ended: finish it and return to its parent, or
-    /// end the decode.
-    #[inline(always)]
-    fn leave(
+    /// Read the body `s..e` of message field `f` (tag at `at`) of a message
+    /// at nesting level `depth`.
+    #[inline]
+    fn child(
         &mut self,
-        cur: &mut Cur,
-        parents: &mut ArenaVec<'a, Parent>,
-    ) -> Result<Option<Outcome<'a>>, DecodeError> {
-        let root = parents.is_empty();
-        let Some(slots) = self.finish(cur.table, cur.msg, cur.end, root)? else {
-            return Ok(Some(Outcome::Merge));
-        };
-        let Some(parent) = parents.pop() else {
-            return Ok(Some(Outcome::Done(Record::new(slots))));
-        };
-        // The child's own slot is the last one below its fields.
-        let Some(slot) = cur
-            .msg
-            .base
-            .checked_sub(1)
-            .and_then(|i| self.scratch.get_mut(i))
-        else {
-            return Err(internal(cur.end));
-        };
-        slot.val = Val::Msg(slots);
-        cur.table = parent.table;
-        cur.pos = parent.resume;
-        cur.end = parent.end;
-        cur.msg = parent.msg;
-        Ok(None)
-    }
-
-    /// Enter nested message field `f` (index `fi`, tag at `at`) whose body
-    /// is `s..e`; `cur.pos` is already past it.
-    #[inline(always)]
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the cursor and limits of the caller's loop"
-    )]
-    fn enter(
-        &mut self,
-        cur: &mut Cur,
-        parents: &mut ArenaVec<'a, Parent>,
         f: &FieldTable,
-        fi: u32,
         at: usize,
         s: usize,
         e: usize,
+        depth: u32,
         max_depth: u32,
-    ) -> Result<(), DecodeError> {
-        if depth_of(parents) > max_depth {
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        if depth > max_depth {
             return Err(DecodeError::DepthLimit {
                 offset: at,
                 limit: max_depth,
             });
         }
+        if depth >= MAX_RECURSION {
+            // Deeper than this thread's stack is asked to hold.
+            return Ok(None);
+        }
         let Some(child) = self.schema.messages.get(f.sub as usize) else {
             return Err(internal(at));
         };
-        self.push(
-            Slot {
-                field: fi,
-                aux: 0,
-                val: Val::Msg(&[]),
-            },
-            at,
-        )?;
-        if parents.len() == parents.capacity() {
-            self.grow_parents(parents, at)?;
-        }
-        parents.push(Parent {
-            table: cur.table,
-            resume: cur.pos,
-            end: cur.end,
-            msg: cur.msg,
-        });
-        cur.table = child;
-        cur.msg = Msg::new(self.scratch.len(), s);
-        cur.pos = s;
-        cur.end = e;
-        Ok(())
-    }
-
-    /// A tag whose number the dense lookup does not map: a field past
-    /// `by_number`, or an unknown one. `cur.pos` is past the tag.
-    #[cold]
-    fn rare_field(
-        &mut self,
-        cur: &mut Cur,
-        parents: &mut ArenaVec<'a, Parent>,
-        number: u32,
-        wt: u8,
-        at: usize,
-        max_depth: u32,
-    ) -> Result<(), DecodeError> {
-        if number != 0
-            && let Some(fi) = cur.table.field_index(number)
-        {
-            let Some(f) = cur.table.fields.get(fi as usize) else {
-                return Err(internal(at));
-            };
-            if fi < cur.msg.next {
-                cur.msg.gather = true;
-            }
-            cur.msg.next = fi.saturating_add(1);
-            return self.rare_known(cur, parents, f, fi, number, wt, at, max_depth);
-        }
-        let depth = depth_of(parents);
-        let mut pos = cur.pos;
-        let slot = self.unknown(number, wt, at, &mut pos, cur.end, depth, max_depth)?;
-        cur.pos = pos;
-        cur.msg.gather = true;
-        self.push(slot, at)
+        self.message(child, s, e, depth.saturating_add(1), max_depth)
     }
 
     /// A known field the loop does not read inline: repeated fields, oneof
-    /// members, enums, groups, packed runs and wire-type mismatches.
-    /// `cur.pos` is past the tag.
+    /// members, enums, groups, packed runs and wire-type mismatches. Its
+    /// tag is at `at`, its value from `pos`; returns where the loop goes on
+    /// and what it must note (see [`step`]).
     #[inline(never)]
     #[expect(
         clippy::too_many_arguments,
@@ -483,34 +414,32 @@ impl<'a> Dec<'a, '_> {
     )]
     fn rare_known(
         &mut self,
-        cur: &mut Cur,
-        parents: &mut ArenaVec<'a, Parent>,
         f: &FieldTable,
         fi: u32,
         number: u32,
         wt: u8,
         at: usize,
+        mut pos: usize,
+        end: usize,
+        depth: u32,
         max_depth: u32,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(usize, u8), DecodeError> {
         let buf = self.buf;
         let kind = f.kind;
-        let end = cur.end;
+        let mut flags = 0;
         if f.is_repeated() {
-            cur.msg.gather = true;
+            flags |= step::GATHER;
         }
         if f.oneof != 0 {
-            cur.msg.oneof_members = cur.msg.oneof_members.saturating_add(1);
+            flags |= step::ONEOF;
         }
         if wt != kind.wire_type() {
             if wt == LEN && f.is_repeated() && kind.packable() {
-                let mut pos = cur.pos;
                 self.packed(f, fi, at, &mut pos, end)?;
-                cur.pos = pos;
-                return Ok(());
+                return Ok((pos, flags));
             }
             return Err(mismatch(wt, at));
         }
-        let mut pos = cur.pos;
         let val = match kind {
             Kind::String | Kind::Bytes => {
                 let (s, e) = read_len(buf, &mut pos, end)?;
@@ -519,14 +448,16 @@ impl<'a> Dec<'a, '_> {
             Kind::Message | Kind::Group => {
                 let (s, e) = if kind == Kind::Group {
                     let s = pos;
-                    let depth_left = max_depth.saturating_sub(depth_of(parents)).max(1);
+                    let depth_left = max_depth.saturating_sub(depth).max(1);
                     let e = skip_group(buf, &mut pos, end, number, depth_left, max_depth)?;
                     (s, e)
                 } else {
                     read_len(buf, &mut pos, end)?
                 };
-                cur.pos = pos;
-                return self.enter(cur, parents, f, fi, at, s, e, max_depth);
+                match self.child(f, at, s, e, depth, max_depth)? {
+                    Some(slots) => Val::Msg(slots),
+                    None => return Ok((pos, step::MERGE)),
+                }
             }
             _ => {
                 let vstart = pos;
@@ -535,21 +466,19 @@ impl<'a> Dec<'a, '_> {
                     && !e.contains(v as i32)
                 {
                     // Kept as an unknown field, as protobuf does.
-                    cur.msg.gather = true;
-                    cur.pos = pos;
-                    return self.push(
+                    self.push(
                         Slot {
                             field: UNKNOWN,
                             aux: number << 3,
                             val: Val::Raw(span(buf, vstart, pos)?),
                         },
                         at,
-                    );
+                    )?;
+                    return Ok((pos, flags | step::GATHER));
                 }
                 Val::Scalar(v)
             }
         };
-        cur.pos = pos;
         self.push(
             Slot {
                 field: fi,
@@ -557,21 +486,8 @@ impl<'a> Dec<'a, '_> {
                 val,
             },
             at,
-        )
-    }
-
-    #[cold]
-    fn grow_parents(
-        &self,
-        parents: &mut ArenaVec<'a, Parent>,
-        at: usize,
-    ) -> Result<(), DecodeError> {
-        let more = parents.capacity().max(INITIAL_PARENTS);
-        let total = parents.capacity().saturating_add(more);
-        // The old buffer stays in the arena: charge the new one whole.
-        self.alloc.charge_slice::<Parent>(total, at)?;
-        parents.reserve_exact(more);
-        Ok(())
+        )?;
+        Ok((pos, flags))
     }
 
     /// Push one slot on the scratch (items are counted when its message
@@ -618,12 +534,13 @@ impl<'a> Dec<'a, '_> {
         number: u32,
         wt: u8,
         at: usize,
-        pos: &mut usize,
+        mut pos: usize,
         end: usize,
         depth: u32,
         max_depth: u32,
-    ) -> Result<Slot<'a>, DecodeError> {
+    ) -> Result<(usize, Slot<'a>), DecodeError> {
         let buf = self.buf;
+        let pos = &mut pos;
         // One-byte tags arrive unchecked (see `short_tag`).
         if number == 0 {
             return Err(DecodeError::Malformed {
@@ -660,11 +577,14 @@ impl<'a> Dec<'a, '_> {
                 span(buf, s, *pos)?
             }
         };
-        Ok(Slot {
-            field: UNKNOWN,
-            aux: (number << 3) | u32::from(wt),
-            val: Val::Raw(value),
-        })
+        Ok((
+            *pos,
+            Slot {
+                field: UNKNOWN,
+                aux: (number << 3) | u32::from(wt),
+                val: Val::Raw(value),
+            },
+        ))
     }
 
     /// Read a packed run of repeated scalar field `f` (index `fi`) into one
@@ -944,6 +864,22 @@ fn norm_by_reader(reader: u8, raw: u64) -> u64 {
     }
 }
 
+/// A fixed-width value read as [`read_scalar`] does for the kind behind
+/// `reader` (one of the fixed-width readers of [`op`]).
+#[inline(always)]
+fn read_fixed_by_reader(
+    reader: u8,
+    buf: &[u8],
+    pos: &mut usize,
+    end: usize,
+) -> Result<u64, DecodeError> {
+    Ok(match reader {
+        op::FIXED64 => u64::from_le_bytes(read_fixed::<8>(buf, pos, end)?),
+        op::SFIXED32 => i64::from(i32::from_le_bytes(read_fixed::<4>(buf, pos, end)?)) as u64,
+        _ => u64::from(u32::from_le_bytes(read_fixed::<4>(buf, pos, end)?)),
+    })
+}
+
 /// One past `pos`, for a `pos` known to index the input.
 #[inline(always)]
 fn next_byte(pos: usize) -> usize {
@@ -954,14 +890,6 @@ fn next_byte(pos: usize) -> usize {
     {
         pos + 1
     }
-}
-
-/// The nesting level of the message being read (1 for the root).
-#[inline]
-fn depth_of(parents: &[Parent]) -> u32 {
-    u32::try_from(parents.len())
-        .unwrap_or(u32::MAX)
-        .saturating_add(1)
 }
 
 /// The error for a known field whose wire type does not match its kind:
