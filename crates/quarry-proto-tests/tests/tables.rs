@@ -1,15 +1,17 @@
 //! The generated tables (and the CLI's run-time ones) carry each field's
 //! decoder reader in `FieldTable::op`; the decoder trusts it, so it must
 //! be what `FieldTable::op_of` derives from the field's kind, label and
-//! oneof, for every field of every schema here.
+//! oneof, for every field of every schema here. The same holds for each
+//! message's `short` lookup and `MessageTable::short_of`.
 
-use quarry_proto::{FieldTable, Kind, Label, Schema};
-use quarry_proto_tests::views::{All2View, All3View};
+use quarry_proto::{FieldTable, Kind, Label, MessageTable, Schema};
+use quarry_proto_tests::views::{All2View, All3View, InnerView};
 use quarry_proto_tests::wa;
 
 fn check(schema: &Schema) -> usize {
     let mut fields = 0;
     for m in schema.messages {
+        assert_eq!(m.short, MessageTable::short_of(m.fields), "{}", m.full_name);
         for f in m.fields {
             assert_eq!(
                 f.op,
@@ -30,6 +32,19 @@ fn every_generated_field_op_is_derived_from_its_entry() {
     assert!(check(All3View::TABLE.schema) > 50);
     // WhatsApp's schema: thousands of fields.
     assert!(check(wa::MessageView::TABLE.schema) > 1000);
+}
+
+#[test]
+fn short_lookup_of_a_small_message_by_hand() {
+    // quarry.test3.Inner: string text = 1; int32 n = 2; Inner next = 3.
+    // Entry n: tag byte (n << 3 | wire type), reader << 8, index << 12.
+    let short = InnerView::TABLE.table().short;
+    assert_eq!(short[1], 0x0A | 1 << 8); // string read as UTF-8 (reader 1)
+    assert_eq!(short[2], 0x10 | 6 << 8 | 1 << 12); // int32 (reader 6)
+    assert_eq!(short[3], 0x1A | 3 << 8 | 2 << 12); // message (reader 3)
+    for n in [0, 4, 5, 15] {
+        assert_eq!(short[n], 0xFF, "number {n} is no field");
+    }
 }
 
 #[test]
@@ -59,5 +74,11 @@ fn run_time_tables_derive_the_same_ops() {
     ];
     assert_eq!(ops, expect);
     assert!(ops[0] != 0 && ops[1] != 0 && ops[5] != 0);
+    // Its short lookup: fields without a reader of their own are 0xFF.
+    let short = m.table().short;
+    assert_eq!(short[1], 0x0A | 1 << 8);
+    assert_eq!(short[2], 0x12 | 4 << 8 | 1 << 12); // repeated message (reader 4)
+    assert_eq!((short[3], short[4], short[5]), (0xFF, 0xFF, 0xFF));
+    assert_eq!(short[6], 0x30 | 10 << 8 | 5 << 12); // sint64 (reader 10)
     std::fs::remove_dir_all(&dir).ok();
 }
