@@ -170,6 +170,16 @@ fn short_len(buf: &[u8], pos: usize, end: usize) -> Option<(usize, usize)> {
     }
 }
 
+/// A field as [`Dec::general_field`] found it.
+struct General {
+    fi: u32,
+    number: u32,
+    reader: u8,
+    flags: u8,
+    /// Past the tag, or past the field when it was read.
+    pos: usize,
+}
+
 /// What a helper tells the field loop besides the new position.
 mod step {
     /// The message's slots must be sorted or gathered.
@@ -230,54 +240,26 @@ impl<'a> Dec<'a, '_> {
                     (fi, u32::from(b >> 3), ((e >> 8) & 15) as u8, next_byte(at))
                 }
                 None => {
-                    let (number, wt, after_tag) = match short_tag(buf, at) {
-                        Some((number, wt)) => (number, wt, next_byte(at)),
-                        None => {
-                            let mut p = at;
-                            let (number, wt) = read_tag(buf, &mut p, end)?;
-                            (number, wt, p)
+                    let g = self.general_field(table, at, end, depth, max_depth)?;
+                    if g.fi != UNKNOWN {
+                        if g.fi < msg.next {
+                            msg.gather = true;
                         }
-                    };
-                    let known = match table.by_number.get(number as usize) {
-                        Some(&i) if i != 0 => Some(u32::from(i).saturating_sub(1)),
-                        _ if number != 0 => table.field_index(number),
-                        _ => None,
-                    };
-                    let Some(fi) = known else {
-                        let (p, slot) =
-                            self.unknown(number, wt, at, after_tag, end, depth, max_depth)?;
-                        pos = p;
-                        msg.gather = true;
-                        self.push(slot, at)?;
-                        continue;
-                    };
-                    let Some(f) = table.fields.get(fi as usize) else {
-                        return Err(internal(at));
-                    };
-                    if fi < msg.next {
-                        msg.gather = true;
+                        msg.next = g.fi.saturating_add(1);
                     }
-                    msg.next = fi.saturating_add(1);
-                    // The field's reader and expected wire type in one
-                    // byte: fields without a reader of their own (other
-                    // repeated fields, oneof members, groups) and wire types
-                    // that differ (packed runs, errors) go through the whole
-                    // table entry.
-                    let op = f.op;
-                    if op & 7 != wt || op >> 3 == op::RARE {
-                        let (p, flags) = self
-                            .rare_known(f, fi, number, wt, at, after_tag, end, depth, max_depth)?;
-                        if flags & step::MERGE != 0 {
+                    if g.reader == op::RARE {
+                        // Read already (see `general_field`).
+                        if g.flags & step::MERGE != 0 {
                             return Ok(None);
                         }
-                        pos = p;
-                        msg.gather |= flags & step::GATHER != 0;
-                        if flags & step::ONEOF != 0 {
+                        pos = g.pos;
+                        msg.gather |= g.flags & step::GATHER != 0;
+                        if g.flags & step::ONEOF != 0 {
                             msg.oneof_members = msg.oneof_members.saturating_add(1);
                         }
                         continue;
                     }
-                    (fi, number, op >> 3, after_tag)
+                    (g.fi, g.number, g.reader, g.pos)
                 }
             };
             match reader {
@@ -401,6 +383,74 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(at));
         };
         self.message(child, s, e, depth.saturating_add(1), max_depth)
+    }
+
+    /// A field whose tag the short lookup does not answer: a longer tag,
+    /// an unknown field, or one without a reader of its own. Returns the
+    /// field's index, number, reader and the position past its tag for the
+    /// loop to read it; or, with reader [`op::RARE`], the field read already
+    /// (unknown fields with index [`UNKNOWN`]), where the loop goes on and
+    /// what it must note.
+    #[inline(never)]
+    fn general_field(
+        &mut self,
+        table: &'static MessageTable,
+        at: usize,
+        end: usize,
+        depth: u32,
+        max_depth: u32,
+    ) -> Result<General, DecodeError> {
+        let buf = self.buf;
+        let (number, wt, after_tag) = match short_tag(buf, at) {
+            Some((number, wt)) => (number, wt, next_byte(at)),
+            None => {
+                let mut p = at;
+                let (number, wt) = read_tag(buf, &mut p, end)?;
+                (number, wt, p)
+            }
+        };
+        let known = match table.by_number.get(number as usize) {
+            Some(&i) if i != 0 => Some(u32::from(i).saturating_sub(1)),
+            _ if number != 0 => table.field_index(number),
+            _ => None,
+        };
+        let Some(fi) = known else {
+            let (pos, slot) = self.unknown(number, wt, at, after_tag, end, depth, max_depth)?;
+            self.push(slot, at)?;
+            return Ok(General {
+                fi: UNKNOWN,
+                number,
+                reader: op::RARE,
+                flags: step::GATHER,
+                pos,
+            });
+        };
+        let Some(f) = table.fields.get(fi as usize) else {
+            return Err(internal(at));
+        };
+        // The field's reader and expected wire type in one byte: fields
+        // without a reader of their own (other repeated fields, oneof
+        // members, groups) and wire types that differ (packed runs, errors)
+        // go through the whole table entry.
+        let op = f.op;
+        if op & 7 != wt || op >> 3 == op::RARE {
+            let (pos, flags) =
+                self.rare_known(f, fi, number, wt, at, after_tag, end, depth, max_depth)?;
+            return Ok(General {
+                fi,
+                number,
+                reader: op::RARE,
+                flags,
+                pos,
+            });
+        }
+        Ok(General {
+            fi,
+            number,
+            reader: op >> 3,
+            flags: 0,
+            pos: after_tag,
+        })
     }
 
     /// A known field the loop does not read inline: repeated fields, oneof
