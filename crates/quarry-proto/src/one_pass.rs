@@ -94,6 +94,7 @@ struct Dec<'a, 's> {
     scratch: ArenaVec<'a, Slot<'a>>,
     items: u32,
     max_items: u32,
+    max_depth: u32,
     /// False when nothing this decode can write or count reaches the
     /// limits (see [`decode`]): the per-message checks are skipped.
     checked: bool,
@@ -136,9 +137,10 @@ pub(crate) fn decode<'a>(
         scratch: ArenaVec::with_capacity_in(cap, alloc.bump()),
         items: 0,
         max_items: options.max_items,
+        max_depth: options.max_depth,
         checked,
     };
-    d.run(root, options.max_depth)
+    d.run(root)
 }
 
 /// A tag of one byte (field numbers 1 to 15, wire types 0 to 7): the common
@@ -191,13 +193,9 @@ mod step {
 }
 
 impl<'a> Dec<'a, '_> {
-    fn run(
-        &mut self,
-        root: &'static MessageTable,
-        max_depth: u32,
-    ) -> Result<Outcome<'a>, DecodeError> {
+    fn run(&mut self, root: &'static MessageTable) -> Result<Outcome<'a>, DecodeError> {
         let end = self.buf.len();
-        Ok(match self.message(root, 0, end, 1, max_depth)? {
+        Ok(match self.message(root, 0, end, 1)? {
             Some(slots) => Outcome::Done(Record::new(slots)),
             None => Outcome::Merge,
         })
@@ -214,7 +212,6 @@ impl<'a> Dec<'a, '_> {
         start: usize,
         end: usize,
         depth: u32,
-        max_depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let buf = self.buf;
         let mut msg = Msg::new(self.scratch.len(), start);
@@ -240,7 +237,7 @@ impl<'a> Dec<'a, '_> {
                     (fi, u32::from(b >> 3), ((e >> 8) & 15) as u8, next_byte(at))
                 }
                 None => {
-                    let g = self.general_field(table, at, end, depth, max_depth)?;
+                    let g = self.general_field(table, at, end, depth)?;
                     if g.fi != UNKNOWN {
                         if g.fi < msg.next {
                             msg.gather = true;
@@ -299,7 +296,7 @@ impl<'a> Dec<'a, '_> {
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
                     };
-                    let Some(slots) = self.child(f, at, s, e, depth, max_depth)? else {
+                    let Some(slots) = self.child(f, at, s, e, depth)? else {
                         return Ok(None);
                     };
                     self.push(
@@ -367,12 +364,11 @@ impl<'a> Dec<'a, '_> {
         s: usize,
         e: usize,
         depth: u32,
-        max_depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
-        if depth > max_depth {
+        if depth > self.max_depth {
             return Err(DecodeError::DepthLimit {
                 offset: at,
-                limit: max_depth,
+                limit: self.max_depth,
             });
         }
         if depth >= MAX_RECURSION {
@@ -382,7 +378,7 @@ impl<'a> Dec<'a, '_> {
         let Some(child) = self.schema.messages.get(f.sub as usize) else {
             return Err(internal(at));
         };
-        self.message(child, s, e, depth.saturating_add(1), max_depth)
+        self.message(child, s, e, depth.saturating_add(1))
     }
 
     /// A field whose tag the short lookup does not answer: a longer tag,
@@ -398,7 +394,6 @@ impl<'a> Dec<'a, '_> {
         at: usize,
         end: usize,
         depth: u32,
-        max_depth: u32,
     ) -> Result<General, DecodeError> {
         let buf = self.buf;
         let (number, wt, after_tag) = match short_tag(buf, at) {
@@ -415,7 +410,7 @@ impl<'a> Dec<'a, '_> {
             _ => None,
         };
         let Some(fi) = known else {
-            let (pos, slot) = self.unknown(number, wt, at, after_tag, end, depth, max_depth)?;
+            let (pos, slot) = self.unknown(number, wt, at, after_tag, end, depth)?;
             self.push(slot, at)?;
             return Ok(General {
                 fi: UNKNOWN,
@@ -434,8 +429,7 @@ impl<'a> Dec<'a, '_> {
         // go through the whole table entry.
         let op = f.op;
         if op & 7 != wt || op >> 3 == op::RARE {
-            let (pos, flags) =
-                self.rare_known(f, fi, number, wt, at, after_tag, end, depth, max_depth)?;
+            let (pos, flags) = self.rare_known(f, fi, number, wt, at, after_tag, end, depth)?;
             return Ok(General {
                 fi,
                 number,
@@ -472,7 +466,6 @@ impl<'a> Dec<'a, '_> {
         mut pos: usize,
         end: usize,
         depth: u32,
-        max_depth: u32,
     ) -> Result<(usize, u8), DecodeError> {
         let buf = self.buf;
         let kind = f.kind;
@@ -498,13 +491,13 @@ impl<'a> Dec<'a, '_> {
             Kind::Message | Kind::Group => {
                 let (s, e) = if kind == Kind::Group {
                     let s = pos;
-                    let depth_left = max_depth.saturating_sub(depth).max(1);
-                    let e = skip_group(buf, &mut pos, end, number, depth_left, max_depth)?;
+                    let depth_left = self.max_depth.saturating_sub(depth).max(1);
+                    let e = skip_group(buf, &mut pos, end, number, depth_left, self.max_depth)?;
                     (s, e)
                 } else {
                     read_len(buf, &mut pos, end)?
                 };
-                match self.child(f, at, s, e, depth, max_depth)? {
+                match self.child(f, at, s, e, depth)? {
                     Some(slots) => Val::Msg(slots),
                     None => return Ok((pos, step::MERGE)),
                 }
@@ -575,10 +568,6 @@ impl<'a> Dec<'a, '_> {
 
     /// Read an unknown field (tag already read at `at`) into a slot.
     #[cold]
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the cursor and limits of the caller's loop"
-    )]
     fn unknown(
         &self,
         number: u32,
@@ -587,7 +576,6 @@ impl<'a> Dec<'a, '_> {
         mut pos: usize,
         end: usize,
         depth: u32,
-        max_depth: u32,
     ) -> Result<(usize, Slot<'a>), DecodeError> {
         let buf = self.buf;
         let pos = &mut pos;
@@ -605,8 +593,8 @@ impl<'a> Dec<'a, '_> {
             }
             SGROUP => {
                 let s = *pos;
-                let depth_left = max_depth.saturating_sub(depth).max(1);
-                let e = skip_group(buf, pos, end, number, depth_left, max_depth)?;
+                let depth_left = self.max_depth.saturating_sub(depth).max(1);
+                let e = skip_group(buf, pos, end, number, depth_left, self.max_depth)?;
                 span(buf, s, e)?
             }
             EGROUP => {
