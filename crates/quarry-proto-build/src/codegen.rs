@@ -211,6 +211,7 @@ pub(crate) fn generate(model: &Model, opts: &Options, sources: &[String]) -> Tok
                 oneofs: &[#(#oneofs),*],
                 map_entry: #map_entry,
                 short: ::quarry_proto::MessageTable::short_of(&#f_name),
+                dense: ::quarry_proto::MessageTable::dense_of(&#f_name),
             }
         });
     }

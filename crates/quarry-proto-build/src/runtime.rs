@@ -68,9 +68,11 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
                 .collect();
             let numbers: Vec<u32> = m.fields.iter().map(|f| f.number).collect();
             let short = MessageTable::short_of(&fields);
+            let dense = MessageTable::dense_of(&fields);
             MessageTable {
                 full_name: leak_str(&m.full_name),
                 short,
+                dense,
                 fields: fields.leak(),
                 by_number: dense_lookup(&numbers).leak(),
                 oneofs: m

@@ -2,7 +2,8 @@
 //! decoder reader in `FieldTable::op`; the decoder trusts it, so it must
 //! be what `FieldTable::op_of` derives from the field's kind, label and
 //! oneof, for every field of every schema here. The same holds for each
-//! message's `short` lookup and `MessageTable::short_of`.
+//! message's `short` lookup and `dense` flag (`MessageTable::short_of`,
+//! `MessageTable::dense_of`).
 
 use quarry_proto::{FieldTable, Kind, Label, MessageTable, Schema};
 use quarry_proto_tests::views::{All2View, All3View, InnerView};
@@ -12,6 +13,7 @@ fn check(schema: &Schema) -> usize {
     let mut fields = 0;
     for m in schema.messages {
         assert_eq!(m.short, MessageTable::short_of(m.fields), "{}", m.full_name);
+        assert_eq!(m.dense, MessageTable::dense_of(m.fields), "{}", m.full_name);
         for f in m.fields {
             assert_eq!(
                 f.op,
@@ -80,5 +82,7 @@ fn run_time_tables_derive_the_same_ops() {
     assert_eq!(short[2], 0x12 | 4 << 8 | 1 << 12); // repeated message (reader 4)
     assert_eq!((short[3], short[4], short[5]), (0xFF, 0xFF, 0xFF));
     assert_eq!(short[6], 0x30 | 10 << 8 | 5 << 12); // sint64 (reader 10)
+    // Repeated and message fields: no dense records.
+    assert!(!m.table().dense);
     std::fs::remove_dir_all(&dir).ok();
 }

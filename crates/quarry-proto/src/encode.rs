@@ -80,7 +80,7 @@ fn skip_default(f: &FieldTable, val: &Val<'_>) -> bool {
 pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
     let table = message.table();
     let mut n = 0usize;
-    for slot in record.slots() {
+    for slot in record.present() {
         n += slot_len(message, table.fields.get(slot.field as usize), slot);
     }
     n
@@ -109,7 +109,7 @@ fn slot_len(message: MessageRef, f: Option<&FieldTable>, slot: &Slot<'_>) -> usi
         Val::Str(s) => t + varint_len(s.len() as u64) + s.len(),
         Val::Bytes(b) => t + varint_len(b.len() as u64) + b.len(),
         Val::Msg(slots) => msg_len(Record::new(slots)),
-        Val::Scalars([]) => 0,
+        Val::Scalars([]) | Val::Absent => 0,
         Val::Scalars(list) => {
             let body: usize = list.iter().map(|&v| scalar_len(kind, v)).sum();
             if f.packed {
@@ -181,7 +181,7 @@ pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
 
 fn write_message(out: &mut Vec<u8>, message: MessageRef, record: Record<'_>) {
     let table = message.table();
-    for slot in record.slots() {
+    for slot in record.present() {
         match table.fields.get(slot.field as usize) {
             Some(f) if slot.field != UNKNOWN => write_slot(out, message, f, slot),
             _ => write_unknown(out, message, slot),
@@ -219,7 +219,7 @@ fn write_slot(out: &mut Vec<u8>, message: MessageRef, f: &FieldTable, slot: &Slo
         Val::Str(s) => write_bytes(out, s.as_bytes()),
         Val::Bytes(b) => write_bytes(out, b),
         Val::Msg(slots) => write_msg(out, Record::new(slots)),
-        Val::Scalars([]) => {}
+        Val::Scalars([]) | Val::Absent => {}
         Val::Scalars(list) => {
             if f.packed {
                 let body: usize = list.iter().map(|&v| scalar_len(kind, v)).sum();

@@ -44,7 +44,7 @@ pub fn write_json(out: &mut String, message: MessageRef, record: Record<'_>) {
     let table = message.table();
     out.push('{');
     let mut first = true;
-    for slot in record.slots() {
+    for slot in record.present() {
         if slot.field == UNKNOWN {
             break;
         }
@@ -75,7 +75,7 @@ fn omitted(f: &FieldTable, val: &Val<'_>) -> bool {
         Val::BytesList(l) => l.is_empty(),
         Val::Msgs(l) => l.is_empty(),
         Val::Msg(_) => false,
-        Val::Raw(_) | Val::PackedRejects(_) => true,
+        Val::Raw(_) | Val::PackedRejects(_) | Val::Absent => true,
     }
 }
 
@@ -105,7 +105,7 @@ fn write_field(out: &mut String, message: MessageRef, f: &FieldTable, slot: &Slo
                 });
             }
         }
-        Val::Raw(_) | Val::PackedRejects(_) => out.push_str("null"),
+        Val::Raw(_) | Val::PackedRejects(_) | Val::Absent => out.push_str("null"),
     }
 }
 
@@ -153,7 +153,7 @@ fn write_map<'a>(out: &mut String, entry: MessageRef, list: &[&'a [Slot<'a>]]) {
         }
         out.push(':');
         match value_field.map(|v| (&table.fields[v], v as u32)) {
-            Some((f, v)) => match slots.iter().find(|s| s.field == v) {
+            Some((f, v)) => match slots.iter().find(|s| s.field == v && !s.is_absent()) {
                 Some(slot) => write_field(out, entry, f, slot),
                 None => write_default(out, entry, f),
             },

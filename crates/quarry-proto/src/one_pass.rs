@@ -195,7 +195,7 @@ mod step {
 impl<'a> Dec<'a, '_> {
     fn run(&mut self, root: &'static MessageTable) -> Result<Outcome<'a>, DecodeError> {
         let end = self.buf.len();
-        Ok(match self.message(root, 0, end, 1)? {
+        Ok(match self.enter(root, 0, end, 1)? {
             Some(slots) => Outcome::Done(Record::new(slots)),
             None => Outcome::Merge,
         })
@@ -206,7 +206,12 @@ impl<'a> Dec<'a, '_> {
     /// needs the merging decoder. The loop reads the common fields
     /// (singular, in number order, of the kind their wire type says)
     /// inline; everything else goes through out-of-line helpers.
-    fn message(
+    ///
+    /// `DENSE`: the slots are the table's fields, written in place (no
+    /// scratch, no copy at the end); anything a dense record cannot hold
+    /// (an unknown field, a closed enum's unknown value, a message field
+    /// twice) sends the input to the merging decoder.
+    fn message<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
         start: usize,
@@ -215,6 +220,11 @@ impl<'a> Dec<'a, '_> {
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let buf = self.buf;
         let mut msg = Msg::new(self.scratch.len(), start);
+        let dense: &'a mut [Slot<'a>] = if DENSE {
+            self.dense_slots(table, start)?
+        } else {
+            &mut []
+        };
         let mut pos = start;
         while pos < end {
             let at = pos;
@@ -246,7 +256,7 @@ impl<'a> Dec<'a, '_> {
                     }
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
-                        if g.flags & step::MERGE != 0 {
+                        if DENSE || g.flags & step::MERGE != 0 {
                             return Ok(None);
                         }
                         pos = g.pos;
@@ -270,14 +280,7 @@ impl<'a> Dec<'a, '_> {
                     };
                     pos = e;
                     let val = string_value(buf, s, e, reader == op::STR)?;
-                    self.push(
-                        Slot {
-                            field: fi,
-                            aux: 0,
-                            val,
-                        },
-                        at,
-                    )?;
+                    self.store::<DENSE>(dense, fi, val, at)?;
                 }
                 op::MSG | op::MSGS => {
                     let (s, e) = match short_len(buf, after_tag, end) {
@@ -296,17 +299,19 @@ impl<'a> Dec<'a, '_> {
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
                     };
+                    if DENSE
+                        && dense
+                            .get(fi as usize)
+                            .is_some_and(|s| matches!(s.val, Val::Msg(_)))
+                    {
+                        // A message field twice: merged by the merging
+                        // decoder.
+                        return Ok(None);
+                    }
                     let Some(slots) = self.child(f, at, s, e, depth)? else {
                         return Ok(None);
                     };
-                    self.push(
-                        Slot {
-                            field: fi,
-                            aux: 0,
-                            val: Val::Msg(slots),
-                        },
-                        at,
-                    )?;
+                    self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
                 }
                 _ => {
                     let mut p = after_tag;
@@ -329,6 +334,9 @@ impl<'a> Dec<'a, '_> {
                         && !e.contains(v as i32)
                     {
                         // Kept as an unknown field, as protobuf does.
+                        if DENSE {
+                            return Ok(None);
+                        }
                         msg.gather = true;
                         self.push(
                             Slot {
@@ -340,18 +348,57 @@ impl<'a> Dec<'a, '_> {
                         )?;
                         continue;
                     }
-                    self.push(
-                        Slot {
-                            field: fi,
-                            aux: 0,
-                            val: Val::Scalar(v),
-                        },
-                        at,
-                    )?;
+                    self.store::<DENSE>(dense, fi, Val::Scalar(v), at)?;
                 }
             }
         }
+        if DENSE {
+            if self.checked {
+                let present = dense
+                    .iter()
+                    .filter(|s| !matches!(s.val, Val::Absent))
+                    .count();
+                count_items(
+                    &mut self.items,
+                    self.max_items,
+                    u32::try_from(present).unwrap_or(u32::MAX),
+                    start,
+                )?;
+            }
+            return Ok(Some(dense));
+        }
         self.finish(table, msg, end, depth == 1)
+    }
+
+    /// Put the value of field `fi` in its dense slot, or push it on the
+    /// scratch. A dense slot set twice keeps the last value, as protobuf
+    /// does for singular fields.
+    #[inline(always)]
+    fn store<const DENSE: bool>(
+        &mut self,
+        dense: &mut [Slot<'a>],
+        fi: u32,
+        val: Val<'a>,
+        at: usize,
+    ) -> Result<(), DecodeError> {
+        if DENSE {
+            match dense.get_mut(fi as usize) {
+                Some(slot) => {
+                    slot.val = val;
+                    Ok(())
+                }
+                None => Err(internal(at)),
+            }
+        } else {
+            self.push(
+                Slot {
+                    field: fi,
+                    aux: 0,
+                    val,
+                },
+                at,
+            )
+        }
     }
 
     /// Read the body `s..e` of message field `f` (tag at `at`) of a message
@@ -378,7 +425,45 @@ impl<'a> Dec<'a, '_> {
         let Some(child) = self.schema.messages.get(f.sub as usize) else {
             return Err(internal(at));
         };
-        self.message(child, s, e, depth.saturating_add(1))
+        self.enter(child, s, e, depth.saturating_add(1))
+    }
+
+    /// Read the message of type `table` at `start..end` (see
+    /// [`message`](Self::message)), into a dense record when its table
+    /// allows one and its body is long enough to fill one (two bytes per
+    /// field at least, which keeps the arena bound).
+    #[inline(always)]
+    fn enter(
+        &mut self,
+        table: &'static MessageTable,
+        start: usize,
+        end: usize,
+        depth: u32,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        if table.dense && end.saturating_sub(start) >= table.fields.len().saturating_mul(2) {
+            self.message::<true>(table, start, end, depth)
+        } else {
+            self.message::<false>(table, start, end, depth)
+        }
+    }
+
+    /// The slots of a dense record of `table`: one per field, absent.
+    fn dense_slots(
+        &self,
+        table: &'static MessageTable,
+        at: usize,
+    ) -> Result<&'a mut [Slot<'a>], DecodeError> {
+        let fill = |i: usize| Slot {
+            field: i as u32,
+            aux: 0,
+            val: Val::Absent,
+        };
+        let n = table.fields.len();
+        if self.checked {
+            self.alloc.alloc_slice_fill_with(n, at, fill)
+        } else {
+            Ok(self.alloc.bump().alloc_slice_fill_with(n, fill))
+        }
     }
 
     /// A field whose tag the short lookup does not answer: a longer tag,

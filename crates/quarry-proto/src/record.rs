@@ -1,5 +1,8 @@
 //! What a decoded message is in the arena: a sorted run of [`Slot`]s, one
 //! per present field plus one per unknown field, read through [`Record`].
+//! A narrow message (see [`MessageTable::dense`](crate::MessageTable::dense))
+//! may instead have one slot per field of its table, those the input did
+//! not set marked absent; readers see no difference.
 
 /// Marks a slot that holds an unknown field rather than a known one.
 pub(crate) const UNKNOWN: u32 = u32::MAX;
@@ -38,6 +41,8 @@ pub(crate) enum Val<'a> {
     /// The payload of a packed run of a closed enum: the values the enum
     /// does not list are unknown fields, to be written back one by one.
     PackedRejects(&'a [u8]),
+    /// A field of a dense record the input did not set.
+    Absent,
 }
 
 /// A decoded message: a `Copy` handle on its slots in the arena.
@@ -50,6 +55,14 @@ pub struct Record<'a> {
     slots: &'a [Slot<'a>],
 }
 
+impl Slot<'_> {
+    /// A field of a dense record the input did not set.
+    #[inline]
+    pub(crate) fn is_absent(&self) -> bool {
+        matches!(self.val, Val::Absent)
+    }
+}
+
 /// An empty message, what an absent message field reads as.
 impl Default for Record<'_> {
     fn default() -> Self {
@@ -60,10 +73,6 @@ impl Default for Record<'_> {
 impl<'a> Record<'a> {
     pub(crate) fn new(slots: &'a [Slot<'a>]) -> Self {
         Self { slots }
-    }
-
-    pub(crate) fn slots(self) -> &'a [Slot<'a>] {
-        self.slots
     }
 
     /// The slot of known field `field` (an index into the table's fields).
@@ -84,7 +93,7 @@ impl<'a> Record<'a> {
     /// True if known field `field` is present.
     #[inline]
     pub fn has(self, field: u32) -> bool {
-        self.find(field).is_some()
+        self.find(field).is_some_and(|s| !s.is_absent())
     }
 
     /// The value of singular scalar field `field`, normalized to 64 bits:
@@ -184,7 +193,16 @@ impl<'a> Record<'a> {
 
     /// Number of known fields present.
     pub fn present_fields(self) -> usize {
-        self.slots.partition_point(|s| s.field != UNKNOWN)
+        self.slots
+            .iter()
+            .take_while(|s| s.field != UNKNOWN)
+            .filter(|s| !s.is_absent())
+            .count()
+    }
+
+    /// The slots of present and unknown fields, in order.
+    pub(crate) fn present(self) -> impl Iterator<Item = &'a Slot<'a>> {
+        self.slots.iter().filter(|s| !s.is_absent())
     }
 }
 

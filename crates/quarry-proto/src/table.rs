@@ -76,6 +76,11 @@ pub struct MessageTable {
     /// `short_of(fields)`; [`MessageTable::new`] and `quarry-proto-build`
     /// set it so.
     pub short: [u16; 16],
+    /// Decoded messages of this type may be dense records (one slot per
+    /// field, absent ones marked, written in place): see
+    /// [`MessageTable::dense_of`]. Must equal `dense_of(fields)`;
+    /// [`MessageTable::new`] and `quarry-proto-build` set it so.
+    pub dense: bool,
 }
 
 impl MessageTable {
@@ -92,7 +97,46 @@ impl MessageTable {
             oneofs: &[],
             map_entry: false,
             short: Self::short_of(fields),
+            dense: Self::dense_of(fields),
         }
+    }
+
+    /// Most fields a message may have for [`dense`](MessageTable::dense)
+    /// records.
+    pub const DENSE_FIELDS: usize = 8;
+
+    /// Whether messages with `fields` (with [`FieldTable::op`] set) may be
+    /// decoded into dense records: at most [`DENSE_FIELDS`](Self::DENSE_FIELDS)
+    /// fields, each with a reader of its own, none repeated (a dense record
+    /// holds one value per field) and none a message. The decoder writes a
+    /// dense record only when the message's body has two bytes per field at
+    /// least; as dense messages contain no messages, no input byte is in
+    /// two dense bodies, so dense slots take at most 16 bytes per input
+    /// byte, as the slots of other messages do.
+    ///
+    /// ```
+    /// use quarry_proto::{FieldTable, Kind, Label, MessageTable};
+    /// static KEY: [FieldTable; 2] = [
+    ///     FieldTable::new(1, "jid", "jid", Kind::String, Label::Implicit),
+    ///     FieldTable::new(2, "from_me", "fromMe", Kind::Bool, Label::Implicit),
+    /// ];
+    /// static LIST: [FieldTable; 1] = [FieldTable::new(1, "ids", "ids", Kind::UInt64, Label::Repeated)];
+    /// assert!(MessageTable::dense_of(&KEY));
+    /// assert!(!MessageTable::dense_of(&LIST));
+    /// ```
+    pub const fn dense_of(fields: &[FieldTable]) -> bool {
+        if fields.len() > Self::DENSE_FIELDS {
+            return false;
+        }
+        let mut i = 0;
+        while i < fields.len() {
+            let reader = fields[i].op >> 3;
+            if matches!(reader, op::RARE | op::MSG | op::MSGS) {
+                return false;
+            }
+            i += 1;
+        }
+        true
     }
 
     /// The [`short`](MessageTable::short) lookup of `fields` (sorted by

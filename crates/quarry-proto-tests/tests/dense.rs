@@ -1,0 +1,177 @@
+//! Dense records: `quarry.test2.Point` (five fields, none repeated, none a
+//! message) is decoded into one slot per field when its body has two bytes
+//! per field at least (10 here), and sparsely otherwise. Readers, the
+//! encoder and the JSON printer must not tell the two apart; what a dense
+//! record cannot hold (an unknown field, a closed enum's unknown value)
+//! goes through the merging decoder. Vectors are hand-encoded from the
+//! protobuf encoding spec; prost decodes the same bytes as the independent
+//! reference.
+
+use prost::Message as _;
+use quarry::Arena;
+use quarry_proto::{MessageTable, UnknownField};
+use quarry_proto_tests::pb::test2::Point;
+use quarry_proto_tests::views::{All2View, Color, PointView};
+
+/// The table allows dense records; `Nested` (a message field) does not.
+#[test]
+fn point_is_dense_and_nested_is_not() {
+    let point = PointView::TABLE.table();
+    assert!(point.dense);
+    assert_eq!(point.fields.len(), 5);
+    assert!(!quarry_proto_tests::views::NestedView::TABLE.table().dense);
+    assert!(MessageTable::dense_of(point.fields));
+}
+
+/// x = 5, label = "ab", y = -3 (zigzag 5), color = GREEN, mask (field 20,
+/// a two-byte tag) = 0x01020304, then x = 7 again: 18 bytes, dense. The
+/// last x wins, as protobuf says for singular scalars.
+#[test]
+fn every_field_out_of_order_and_repeated_reads_as_prost_does() {
+    let bytes = [
+        0x08, 5, // x = 5
+        0x1A, 2, b'a', b'b', // label = "ab"
+        0x10, 5, // y = zigzag(5) = -3
+        0x20, 2, // color = GREEN
+        0xA5, 0x01, 4, 3, 2, 1, // mask = 0x01020304
+        0x08, 7, // x = 7
+    ];
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.x(), 7);
+    assert_eq!(view.y(), -3);
+    assert_eq!(view.label(), "ab");
+    assert_eq!(view.color(), Color::Green);
+    assert_eq!(view.mask(), 0x0102_0304);
+    assert!(view.has_x() && view.has_y() && view.has_label() && view.has_color());
+    assert!(view.has_mask());
+    assert_eq!(view.record().present_fields(), 5);
+    assert_eq!(view.unknown_fields().count(), 0);
+
+    let reference = Point::decode(&bytes[..]).unwrap();
+    assert_eq!(view.to_prost(), reference);
+    // Re-encoded in field order, once each: prost reads the same message.
+    let encoded = view.encode_to_vec();
+    assert_eq!(
+        encoded,
+        [
+            0x08, 7, 0x10, 5, 0x1A, 2, b'a', b'b', 0x20, 2, 0xA5, 0x01, 4, 3, 2, 1
+        ]
+    );
+    assert_eq!(Point::decode(&encoded[..]).unwrap(), reference);
+}
+
+/// label = "hello world" only (13 bytes, dense): the other four slots are
+/// absent and read as absent everywhere.
+#[test]
+fn absent_fields_of_a_dense_record_are_absent_to_every_reader() {
+    let mut bytes = vec![0x1A, 11];
+    bytes.extend_from_slice(b"hello world");
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.label(), "hello world");
+    assert!(!view.has_x() && !view.has_y() && !view.has_color() && !view.has_mask());
+    assert_eq!((view.x(), view.y(), view.mask()), (0, 0, 0));
+    // A closed enum with no zero value reads as its first value.
+    assert_eq!(view.color(), Color::Red);
+    assert_eq!(view.record().present_fields(), 1);
+    assert_eq!(view.encode_to_vec(), bytes);
+    assert_eq!(view.to_json(), r#"{"label":"hello world"}"#);
+    assert_eq!(view.to_prost(), Point::decode(&bytes[..]).unwrap());
+}
+
+/// x = 1 alone (2 bytes < 10): a sparse record, read the same way.
+#[test]
+fn a_short_body_gives_a_sparse_record_that_reads_the_same() {
+    let bytes = [0x08, 1];
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert_eq!(view.x(), 1);
+    assert!(view.has_x() && !view.has_label());
+    assert_eq!(view.record().present_fields(), 1);
+    assert_eq!(view.encode_to_vec(), bytes);
+    assert_eq!(view.to_json(), r#"{"x":1}"#);
+}
+
+/// An unknown field (9, varint 5) in a body long enough for a dense
+/// record: the merging decoder keeps it, after the known fields.
+#[test]
+fn an_unknown_field_in_a_dense_body_is_kept() {
+    let bytes = [
+        0x08, 1, // x = 1
+        0x1A, 8, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', // label
+        0x48, 5, // field 9, varint 5: unknown
+    ];
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert_eq!((view.x(), view.label()), (1, "abcdefgh"));
+    let unknown: Vec<UnknownField<'_>> = view.unknown_fields().collect();
+    assert_eq!(
+        unknown,
+        vec![UnknownField::Raw {
+            tag: 72,
+            value: &[5]
+        }]
+    );
+    assert_eq!(view.encode_to_vec(), bytes);
+}
+
+/// color = 9, which `Color` (a closed proto2 enum) does not list: kept as
+/// an unknown field, the field itself absent, as protobuf does.
+#[test]
+fn a_closed_enums_unknown_value_in_a_dense_body_is_an_unknown_field() {
+    let bytes = [
+        0x1A, 8, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', // label
+        0x20, 9, // color = 9
+    ];
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert!(!view.has_color());
+    assert_eq!(view.color(), Color::Red);
+    let unknown: Vec<UnknownField<'_>> = view.unknown_fields().collect();
+    assert_eq!(
+        unknown,
+        vec![UnknownField::Raw {
+            tag: 32,
+            value: &[9]
+        }]
+    );
+    assert_eq!(view.encode_to_vec(), bytes);
+}
+
+/// Points nested in `All2` (field 90 and repeated 91), dense and sparse
+/// side by side, agree with prost.
+#[test]
+fn nested_points_agree_with_prost() {
+    let mut bytes = vec![0xA8, 0x01, 0x01]; // f_required = 1
+    // point (90) = { x: 3, label: "abcdefgh" } (12 bytes: dense)
+    bytes.extend_from_slice(&[0xD2, 0x05, 12, 0x08, 3, 0x1A, 8]);
+    bytes.extend_from_slice(b"abcdefgh");
+    // points (91) = [{ y: -1 } (sparse), { x: 2, y: 1, label: "xyzw", color: BLUE } (dense)]
+    bytes.extend_from_slice(&[0xDA, 0x05, 2, 0x10, 1]);
+    bytes.extend_from_slice(&[0xDA, 0x05, 12, 0x08, 2, 0x10, 2, 0x1A, 4]);
+    bytes.extend_from_slice(b"xyzw");
+    bytes.extend_from_slice(&[0x20, 3]);
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    let point = view.point().unwrap();
+    assert_eq!(
+        (point.x(), point.label(), point.has_y()),
+        (3, "abcdefgh", false)
+    );
+    let points: Vec<PointView<'_>> = view.points().collect();
+    assert_eq!(points.len(), 2);
+    assert_eq!((points[0].y(), points[0].has_x()), (-1, false));
+    assert_eq!(
+        (
+            points[1].x(),
+            points[1].y(),
+            points[1].label(),
+            points[1].color()
+        ),
+        (2, 1, "xyzw", Color::Blue)
+    );
+    let reference = quarry_proto_tests::pb::test2::All2::decode(&bytes[..]).unwrap();
+    assert_eq!(view.to_prost(), reference);
+    assert_eq!(view.encode_to_vec(), bytes);
+}
