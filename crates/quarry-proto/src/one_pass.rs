@@ -607,14 +607,7 @@ impl<'a> Dec<'a, '_> {
                 Val::Scalar(v)
             }
         };
-        self.push(
-            Slot {
-                field: fi,
-                aux: 0,
-                val,
-            },
-            at,
-        )?;
+        self.store::<false>(&mut [], fi, val, at)?;
         Ok((pos, flags))
     }
 
