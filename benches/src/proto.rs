@@ -6,7 +6,6 @@
 mod common;
 
 use prost::Message as _;
-use quarry::Arena;
 use quarry_proto_tests::samples::Root;
 use quarry_proto_tests::{pb, wa};
 use waproto::buffa::Message as _;
@@ -88,8 +87,11 @@ pub fn measure_alloc() -> Vec<AllocRow> {
 
         quarry_fresh(s);
         let view = view_size(root);
-        let arena = Arena::new();
-        let (counts, _) = measure(|| quarry(&arena, s));
+        let (counts, arena) = measure(|| {
+            let arena = quarry_proto::arena_for(&s.bytes);
+            quarry(&arena, s);
+            arena
+        });
         let stats = arena.stats();
         rows.push(AllocRow {
             case: name,

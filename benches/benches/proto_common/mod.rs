@@ -98,9 +98,10 @@ pub fn quarry(arena: &Arena, s: &Sample) -> usize {
     }
 }
 
-/// quarry into a fresh arena (one heap allocation), dropped after.
+/// quarry into a fresh arena sized by the decoder's estimate
+/// (`quarry_proto::arena_for`, one heap allocation), dropped after.
 pub fn quarry_fresh(s: &Sample) -> usize {
-    let arena = Arena::new();
+    let arena = quarry_proto::arena_for(&s.bytes);
     quarry(&arena, s)
 }
 

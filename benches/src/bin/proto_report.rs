@@ -125,7 +125,7 @@ fn render(m: &Measured) -> Result<String, String> {
          so every decoder reads the same bytes. Each measurement is one decode plus drop of the result:\n\n\
          * **prost**: prost 0.14's generated types (`Message::decode(&[u8])`);\n\
          * **buffa owned** / **buffa view**: waproto 0.7's buffa types, `decode_from_slice` / `decode_view`;\n\
-         * **fresh**: quarry-proto's generated view, `FooView::decode` into `Arena::new()`, then drop of the arena;\n\
+         * **fresh**: quarry-proto's generated view, `FooView::decode` into `quarry_proto::arena_for(bytes)` (a new arena of the decoder's own estimate, its one allocation), then drop of the arena;\n\
          * **reused**: the same into an arena that decoded the same input before, reset after each decode.\n\n\
          Time is criterion's median (warm-up 1 s, measurement 3 s), instructions are callgrind's `Ir` \
          for one call (iai-callgrind, after one warm-up decode in setup), allocations and bytes come \

@@ -6,7 +6,6 @@ use std::ffi::OsString;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use quarry::Arena;
 use quarry_proto::MessageRef;
 
 use crate::args::{self, Spec};
@@ -99,7 +98,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
         .map_err(|e| Failure::decode(&e, None));
     }
 
-    let arena = Arena::new();
+    let arena = quarry_proto::arena_for(&bytes);
     let record =
         quarry_proto::decode(message, &arena, &bytes).map_err(|e| Failure::decode(&e, None))?;
     let text = if parsed.flag("--json") {
@@ -115,6 +114,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quarry::Arena;
 
     /// A schema written to a fresh directory.
     fn schema(text: &str) -> (PathBuf, String) {

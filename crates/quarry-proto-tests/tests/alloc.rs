@@ -101,3 +101,19 @@ fn generated_decode_costs_the_same() {
         0
     );
 }
+
+#[test]
+fn arena_for_allocates_once_and_the_decode_never() {
+    for s in samples::all() {
+        let (made, arena) = quarry_testkit::count_allocs(|| quarry_proto::arena_for(&s.bytes));
+        assert_eq!(made, 1, "{}: arena_for", s.name);
+        let held = arena.stats().allocated_bytes;
+        assert!(held >= quarry_proto::estimate_arena_bytes(s.bytes.len()));
+        let during = quarry_testkit::count_allocs(|| {
+            quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
+        })
+        .0;
+        assert_eq!(during, 0, "{}: decode into arena_for", s.name);
+        assert_eq!(arena.stats().allocated_bytes, held, "{}", s.name);
+    }
+}
