@@ -10,17 +10,66 @@
 use prost::Message as _;
 use quarry::Arena;
 use quarry_proto::{MessageTable, UnknownField};
-use quarry_proto_tests::pb::test2::Point;
-use quarry_proto_tests::views::{All2View, Color, PointView};
+use quarry_proto_tests::pb::test2::{Link, Point};
+use quarry_proto_tests::views::{All2View, Color, LinkView, PointView};
 
-/// The table allows dense records; `Nested` (a message field) does not.
+/// The table allows dense records; `Nested` (a repeated field) does not;
+/// `Link` (singular message fields) does.
 #[test]
-fn point_is_dense_and_nested_is_not() {
+fn point_and_link_are_dense_and_nested_is_not() {
     let point = PointView::TABLE.table();
     assert!(point.dense);
     assert_eq!(point.fields.len(), 5);
     assert!(!quarry_proto_tests::views::NestedView::TABLE.table().dense);
     assert!(MessageTable::dense_of(point.fields));
+    assert!(LinkView::TABLE.table().dense);
+}
+
+/// A chain of `levels` links, link `i` holding value `i + 1` and the next
+/// link; the innermost also holds a point (x = 9, label "pq").
+fn chain(levels: u32) -> Vec<u8> {
+    let point = [0x08, 9, 0x1A, 2, b'p', b'q', 0x20, 3];
+    let mut body = vec![0x08, levels as u8, 0x1A, point.len() as u8];
+    body.extend_from_slice(&point);
+    for i in (0..levels - 1).rev() {
+        let mut link = vec![0x08, i as u8 + 1, 0x12];
+        let mut len = body.len();
+        while len >= 0x80 {
+            link.push(len as u8 | 0x80);
+            len >>= 7;
+        }
+        link.push(len as u8);
+        link.extend_from_slice(&body);
+        body = link;
+    }
+    body
+}
+
+/// Links inside links: the outer ones dense while the decode's dense
+/// budget (one slot per two input bytes) lasts, the inner ones sparse
+/// after it; every level reads as prost reads it.
+#[test]
+fn nested_dense_links_agree_with_prost_past_the_budget() {
+    for levels in [1, 2, 5, 40, 90] {
+        let bytes = chain(levels);
+        let arena = Arena::new();
+        let view = LinkView::decode(&arena, &bytes).unwrap();
+        let reference = Link::decode(&bytes[..]).unwrap();
+        assert_eq!(view.to_prost(), reference, "{levels} levels");
+        let mut link = Some(view);
+        let mut depth = 0;
+        while let Some(l) = link {
+            depth += 1;
+            assert_eq!(l.value(), depth, "{levels} levels");
+            if depth == levels {
+                let p = l.point().unwrap();
+                assert_eq!((p.x(), p.label(), p.color()), (9, "pq", Color::Blue));
+            }
+            link = l.next_();
+        }
+        assert_eq!(depth, levels);
+        assert_eq!(view.encode_to_vec(), bytes);
+    }
 }
 
 /// x = 5, label = "ab", y = -3 (zigzag 5), color = GREEN, mask (field 20,

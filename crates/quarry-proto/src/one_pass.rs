@@ -95,6 +95,9 @@ struct Dec<'a, 's> {
     items: u32,
     max_items: u32,
     max_depth: u32,
+    /// Dense-record slots this decode may still allocate: one per two
+    /// input bytes in all (see [`Dec::enter`]).
+    dense_left: usize,
     /// False when nothing this decode can write or count reaches the
     /// limits (see [`decode`]): the per-message checks are skipped.
     checked: bool,
@@ -138,6 +141,7 @@ pub(crate) fn decode<'a>(
         items: 0,
         max_items: options.max_items,
         max_depth: options.max_depth,
+        dense_left: input.len() / 2,
         checked,
     };
     d.run(root)
@@ -430,8 +434,10 @@ impl<'a> Dec<'a, '_> {
 
     /// Read the message of type `table` at `start..end` (see
     /// [`message`](Self::message)), into a dense record when its table
-    /// allows one and its body is long enough to fill one (two bytes per
-    /// field at least, which keeps the arena bound).
+    /// allows one, its body is long enough to fill one (two bytes per
+    /// field at least, so little of the record stays absent) and the
+    /// decode's dense budget has a slot per field left (which keeps the
+    /// arena bound: nested dense bodies share input bytes).
     #[inline(always)]
     fn enter(
         &mut self,
@@ -440,7 +446,9 @@ impl<'a> Dec<'a, '_> {
         end: usize,
         depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
-        if table.dense && end.saturating_sub(start) >= table.fields.len().saturating_mul(2) {
+        let n = table.fields.len();
+        if table.dense && end.saturating_sub(start) >= n.saturating_mul(2) && self.dense_left >= n {
+            self.dense_left = self.dense_left.saturating_sub(n);
             self.message::<true>(table, start, end, depth)
         } else {
             self.message::<false>(table, start, end, depth)

@@ -107,12 +107,12 @@ impl MessageTable {
 
     /// Whether messages with `fields` (with [`FieldTable::op`] set) may be
     /// decoded into dense records: at most [`DENSE_FIELDS`](Self::DENSE_FIELDS)
-    /// fields, each with a reader of its own, none repeated (a dense record
-    /// holds one value per field) and none a message. The decoder writes a
-    /// dense record only when the message's body has two bytes per field at
-    /// least; as dense messages contain no messages, no input byte is in
-    /// two dense bodies, so dense slots take at most 16 bytes per input
-    /// byte, as the slots of other messages do.
+    /// fields, each with a reader of its own and none repeated (a dense
+    /// record holds one value per field). The decoder writes a dense record
+    /// only when the message's body has two bytes per field at least and
+    /// its budget for a decode (one dense slot per two input bytes, all
+    /// dense records together) has room, so dense slots take at most 16
+    /// bytes per input byte, as the slots of sparse records do.
     ///
     /// ```
     /// use quarry_proto::{FieldTable, Kind, Label, MessageTable};
@@ -131,7 +131,7 @@ impl MessageTable {
         let mut i = 0;
         while i < fields.len() {
             let reader = fields[i].op >> 3;
-            if matches!(reader, op::RARE | op::MSG | op::MSGS) {
+            if matches!(reader, op::RARE | op::MSGS) {
                 return false;
             }
             i += 1;
