@@ -843,9 +843,30 @@ impl<'a> Dec<'a, '_> {
             });
             Some(perm)
         };
-        let perm: &[u32] = perm.map_or(&[], |p| p);
+        match perm {
+            None => self.gather_in::<true>(table, msg, &[], at),
+            Some(perm) => self.gather_in::<false>(table, msg, perm, at),
+        }
+    }
+
+    /// [`gather`](Self::gather) once the order is known: the pending slots
+    /// as they are (`SORTED`) or in the order of `perm`.
+    #[inline(always)]
+    fn gather_in<const SORTED: bool>(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        perm: &[u32],
+        at: usize,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let alloc = self.alloc;
+        let base = msg.base;
+        let Some(pending) = self.scratch.get_mut(base..) else {
+            return Err(internal(at));
+        };
+        let n = pending.len();
         let index = |k: usize| -> usize {
-            if sorted {
+            if SORTED {
                 k
             } else {
                 perm.get(k).map_or(usize::MAX, |&i| i as usize)
