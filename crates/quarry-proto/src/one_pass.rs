@@ -222,7 +222,12 @@ impl<'a> Dec<'a, '_> {
         end: usize,
         depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
-        let buf = self.buf;
+        // The input up to the message's end: one bound for the loop and
+        // the slice reads.
+        let Some(buf) = self.buf.get(..end) else {
+            return Err(internal(start));
+        };
+        let end = buf.len();
         let mut msg = Msg::new(self.scratch.len(), start);
         let dense: &'a mut [Slot<'a>] = if DENSE {
             self.dense_slots(table, start)?
@@ -325,7 +330,9 @@ impl<'a> Dec<'a, '_> {
                                 p = next_byte(p);
                                 u64::from(b)
                             }
-                            _ => read_varint(buf, &mut p, end)?,
+                            // The whole input: the slow path reads eight bytes
+                            // at once where the input has them.
+                            _ => read_varint(self.buf, &mut p, end)?,
                         };
                         norm_by_reader(reader, raw)
                     } else {
