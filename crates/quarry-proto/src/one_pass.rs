@@ -95,6 +95,8 @@ struct Dec<'a, 's> {
     items: u32,
     max_items: u32,
     max_depth: u32,
+    /// Nesting level of the message being read (1 for the root).
+    depth: u32,
     /// Dense-record slots this decode may still allocate: one per two
     /// input bytes in all (see [`Dec::enter`]).
     dense_left: usize,
@@ -141,6 +143,7 @@ pub(crate) fn decode<'a>(
         items: 0,
         max_items: options.max_items,
         max_depth: options.max_depth,
+        depth: 1,
         dense_left: input.len() / 2,
         checked,
     };
@@ -199,14 +202,14 @@ mod step {
 impl<'a> Dec<'a, '_> {
     fn run(&mut self, root: &'static MessageTable) -> Result<Outcome<'a>, DecodeError> {
         let end = self.buf.len();
-        Ok(match self.enter(root, 0, end, 1)? {
+        Ok(match self.enter(root, 0, end)? {
             Some(slots) => Outcome::Done(Record::new(slots)),
             None => Outcome::Merge,
         })
     }
 
     /// Read the message of type `table` at `start..end`, nesting level
-    /// `depth` (1 for the root), into its final slots; `None`: the input
+    /// `self.depth` (1 for the root), into its final slots; `None`: the input
     /// needs the merging decoder. The loop reads the common fields
     /// (singular, in number order, of the kind their wire type says)
     /// inline; everything else goes through out-of-line helpers.
@@ -220,7 +223,6 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         start: usize,
         end: usize,
-        depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         // The input up to the message's end: one bound for the loop and
         // the slice reads.
@@ -256,7 +258,7 @@ impl<'a> Dec<'a, '_> {
                     (fi, u32::from(b >> 3), ((e >> 8) & 15) as u8, next_byte(at))
                 }
                 None => {
-                    let g = self.general_field(table, at, end, depth)?;
+                    let g = self.general_field(table, at, end, self.depth)?;
                     if g.fi != UNKNOWN {
                         if g.fi < msg.next {
                             msg.gather = true;
@@ -317,7 +319,7 @@ impl<'a> Dec<'a, '_> {
                         // decoder.
                         return Ok(None);
                     }
-                    let Some(slots) = self.child(f, at, s, e, depth)? else {
+                    let Some(slots) = self.child(f, at, s, e)? else {
                         return Ok(None);
                     };
                     self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
@@ -378,7 +380,7 @@ impl<'a> Dec<'a, '_> {
             }
             return Ok(Some(dense));
         }
-        self.finish(table, msg, end, depth == 1)
+        self.finish(table, msg, end, self.depth == 1)
     }
 
     /// Put the value of field `fi` in its dense slot, or push it on the
@@ -413,7 +415,7 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// Read the body `s..e` of message field `f` (tag at `at`) of a message
-    /// at nesting level `depth`.
+    /// at nesting level `self.depth`, one level down.
     #[inline]
     fn child(
         &mut self,
@@ -421,8 +423,8 @@ impl<'a> Dec<'a, '_> {
         at: usize,
         s: usize,
         e: usize,
-        depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let depth = self.depth;
         if depth > self.max_depth {
             return Err(DecodeError::DepthLimit {
                 offset: at,
@@ -436,7 +438,10 @@ impl<'a> Dec<'a, '_> {
         let Some(child) = self.schema.messages.get(f.sub as usize) else {
             return Err(internal(at));
         };
-        self.enter(child, s, e, depth.saturating_add(1))
+        self.depth = depth.saturating_add(1);
+        let slots = self.enter(child, s, e)?;
+        self.depth = depth;
+        Ok(slots)
     }
 
     /// Read the message of type `table` at `start..end` (see
@@ -451,14 +456,13 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         start: usize,
         end: usize,
-        depth: u32,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let n = table.fields.len();
         if table.dense && end.saturating_sub(start) >= n.saturating_mul(2) && self.dense_left >= n {
             self.dense_left = self.dense_left.saturating_sub(n);
-            self.message::<true>(table, start, end, depth)
+            self.message::<true>(table, start, end)
         } else {
-            self.message::<false>(table, start, end, depth)
+            self.message::<false>(table, start, end)
         }
     }
 
@@ -597,7 +601,7 @@ impl<'a> Dec<'a, '_> {
                 } else {
                     read_len(buf, &mut pos, end)?
                 };
-                match self.child(f, at, s, e, depth)? {
+                match self.child(f, at, s, e)? {
                     Some(slots) => Val::Msg(slots),
                     None => return Ok((pos, step::MERGE)),
                 }
