@@ -123,18 +123,11 @@ pub(crate) fn decode<'a>(
     alloc.charge_slice::<Slot<'a>>(cap, 0)?;
     // Items are at most one per input byte (a slot stands for two bytes or
     // more, a packed value for one or more), and the arena bound holds for
-    // every input: when both fit the limits, with the room the bound gives
-    // the deepest nesting, the per-message counting and charging cannot
-    // fail.
-    let depth_bytes = 4usize
-        .saturating_mul(128)
-        .saturating_mul(options.max_depth as usize);
+    // every input: when both fit the limits, the per-message counting and
+    // charging cannot fail. (Nesting costs this decoder no arena bytes: its
+    // per-level state is on the thread's stack.)
     let checked = (options.max_items as usize) < input.len()
-        || alloc
-            .used()
-            .saturating_add(max_arena_bytes(input.len()))
-            .saturating_add(depth_bytes)
-            > alloc.limit();
+        || alloc.used().saturating_add(max_arena_bytes(input.len())) > alloc.limit();
     let mut d = Dec {
         buf: input,
         schema,
