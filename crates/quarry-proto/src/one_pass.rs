@@ -97,6 +97,10 @@ struct Dec<'a, 's> {
     max_depth: u32,
     /// Nesting level of the message being read (1 for the root).
     depth: u32,
+    /// The first level whose children are not read by recursion: past
+    /// `max_depth` (an error) or at [`MAX_RECURSION`] (the merging
+    /// decoder's case). One compare per nested message.
+    deep: u32,
     /// Dense-record slots this decode may still allocate: one per two
     /// input bytes in all (see [`Dec::enter`]).
     dense_left: usize,
@@ -137,6 +141,7 @@ pub(crate) fn decode<'a>(
         max_items: options.max_items,
         max_depth: options.max_depth,
         depth: 1,
+        deep: options.max_depth.saturating_add(1).min(MAX_RECURSION),
         dense_left: input.len() / 2,
         checked,
     };
@@ -418,15 +423,8 @@ impl<'a> Dec<'a, '_> {
         e: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let depth = self.depth;
-        if depth > self.max_depth {
-            return Err(DecodeError::DepthLimit {
-                offset: at,
-                limit: self.max_depth,
-            });
-        }
-        if depth >= MAX_RECURSION {
-            // Deeper than this thread's stack is asked to hold.
-            return Ok(None);
+        if depth >= self.deep {
+            return self.too_deep(at);
         }
         let Some(child) = self.schema.messages.get(f.sub as usize) else {
             return Err(internal(at));
@@ -435,6 +433,21 @@ impl<'a> Dec<'a, '_> {
         let slots = self.enter(child, s, e)?;
         self.depth = depth;
         Ok(slots)
+    }
+
+    /// A nested message at level [`deep`](Dec::deep) or below: past
+    /// `max_depth`, or deeper than this thread's stack is asked to hold
+    /// (the merging decoder reads it).
+    #[cold]
+    fn too_deep(&self, at: usize) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        if self.depth > self.max_depth {
+            Err(DecodeError::DepthLimit {
+                offset: at,
+                limit: self.max_depth,
+            })
+        } else {
+            Ok(None)
+        }
     }
 
     /// Read the message of type `table` at `start..end` (see
