@@ -160,6 +160,37 @@ fn short_tag(buf: &[u8], pos: usize) -> Option<(u32, u8)> {
     }
 }
 
+/// A two-byte tag (field numbers 16 to 2047) of a known field the loop
+/// reads inline, found through the table's number lookup; `None` sends the
+/// caller to the rest of the general path.
+#[inline(always)]
+fn two_byte_tag(table: &MessageTable, buf: &[u8], at: usize, end: usize) -> Option<General> {
+    let after = at.checked_add(2)?;
+    if after > end {
+        return None;
+    }
+    let [b0, b1] = *buf.get(at..after)? else {
+        return None;
+    };
+    if b0 < 0x80 || b1 >= 0x80 {
+        return None;
+    }
+    let tag = u32::from(b0 & 0x7F) | u32::from(b1) << 7;
+    let number = tag >> 3;
+    let fi = u32::from(*table.by_number.get(number as usize)?).checked_sub(1)?;
+    let op = table.fields.get(fi as usize)?.op;
+    if u32::from(op & 7) != tag & 7 || op >> 3 == op::RARE {
+        return None;
+    }
+    Some(General {
+        fi,
+        number,
+        reader: op >> 3,
+        flags: 0,
+        pos: after,
+    })
+}
+
 /// A length prefix of one byte whose payload ends within `end`; `None`
 /// sends the caller to [`read_len`], which reports what is wrong.
 #[inline(always)]
@@ -499,6 +530,23 @@ impl<'a> Dec<'a, '_> {
     /// what it must note.
     #[inline(never)]
     fn general_field(
+        &mut self,
+        table: &'static MessageTable,
+        at: usize,
+        end: usize,
+        depth: u32,
+    ) -> Result<General, DecodeError> {
+        // Two-byte tags of fields the loop reads (`contextInfo`,
+        // `messageContextInfo`) first, before the general path's set-up.
+        if let Some(g) = two_byte_tag(table, self.buf, at, end) {
+            return Ok(g);
+        }
+        self.general_slow(table, at, end, depth)
+    }
+
+    /// [`general_field`](Self::general_field) past the two-byte case.
+    #[inline(never)]
+    fn general_slow(
         &mut self,
         table: &'static MessageTable,
         at: usize,
