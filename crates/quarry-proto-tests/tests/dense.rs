@@ -1,6 +1,7 @@
 //! Dense records: `quarry.test2.Point` (five fields, none repeated, none a
-//! message) is decoded into one slot per field when its body has two bytes
-//! per field at least (10 here), and sparsely otherwise. Readers, the
+//! message) is decoded into one slot per field while the decode's dense
+//! budget (one slot per two input bytes) has five slots left, and sparsely
+//! otherwise. Readers, the
 //! encoder and the JSON printer must not tell the two apart; what a dense
 //! record cannot hold (an unknown field, a closed enum's unknown value)
 //! goes through the merging decoder. Vectors are hand-encoded from the
@@ -129,9 +130,10 @@ fn absent_fields_of_a_dense_record_are_absent_to_every_reader() {
     assert_eq!(view.to_prost(), Point::decode(&bytes[..]).unwrap());
 }
 
-/// x = 1 alone (2 bytes < 10): a sparse record, read the same way.
+/// x = 1 alone: 2 input bytes give a dense budget of 1 slot, short of
+/// Point's 5: a sparse record, read the same way.
 #[test]
-fn a_short_body_gives_a_sparse_record_that_reads_the_same() {
+fn past_the_dense_budget_a_sparse_record_reads_the_same() {
     let bytes = [0x08, 1];
     let arena = Arena::new();
     let view = PointView::decode(&arena, &bytes).unwrap();
@@ -142,8 +144,8 @@ fn a_short_body_gives_a_sparse_record_that_reads_the_same() {
     assert_eq!(view.to_json(), r#"{"x":1}"#);
 }
 
-/// An unknown field (9, varint 5) in a body long enough for a dense
-/// record: the merging decoder keeps it, after the known fields.
+/// An unknown field (9, varint 5) in a dense body: the merging decoder
+/// keeps it, after the known fields.
 #[test]
 fn an_unknown_field_in_a_dense_body_is_kept() {
     let bytes = [
@@ -193,11 +195,15 @@ fn a_closed_enums_unknown_value_in_a_dense_body_is_an_unknown_field() {
 #[test]
 fn nested_points_agree_with_prost() {
     let mut bytes = vec![0xA8, 0x01, 0x01]; // f_required = 1
-    // point (90) = { x: 3, label: "abcdefgh" } (12 bytes: dense)
+    // point (90) = { x: 3, label: "abcdefgh" } (12 bytes)
     bytes.extend_from_slice(&[0xD2, 0x05, 12, 0x08, 3, 0x1A, 8]);
     bytes.extend_from_slice(b"abcdefgh");
-    // points (91) = [{ y: -1 } (sparse), { x: 2, y: 1, label: "xyzw", color: BLUE } (dense)]
-    bytes.extend_from_slice(&[0xDA, 0x05, 2, 0x10, 1]);
+    // points (91) = [{ y: -1 } four times, { x: 2, y: 1, label: "xyzw",
+    // color: BLUE }]: 53 input bytes, a dense budget of 26 slots; the
+    // first five points take 25, so the last is read sparse.
+    for _ in 0..4 {
+        bytes.extend_from_slice(&[0xDA, 0x05, 2, 0x10, 1]);
+    }
     bytes.extend_from_slice(&[0xDA, 0x05, 12, 0x08, 2, 0x10, 2, 0x1A, 4]);
     bytes.extend_from_slice(b"xyzw");
     bytes.extend_from_slice(&[0x20, 3]);
@@ -209,14 +215,16 @@ fn nested_points_agree_with_prost() {
         (3, "abcdefgh", false)
     );
     let points: Vec<PointView<'_>> = view.points().collect();
-    assert_eq!(points.len(), 2);
-    assert_eq!((points[0].y(), points[0].has_x()), (-1, false));
+    assert_eq!(points.len(), 5);
+    for p in &points[..4] {
+        assert_eq!((p.y(), p.has_x()), (-1, false));
+    }
     assert_eq!(
         (
-            points[1].x(),
-            points[1].y(),
-            points[1].label(),
-            points[1].color()
+            points[4].x(),
+            points[4].y(),
+            points[4].label(),
+            points[4].color()
         ),
         (2, 1, "xyzw", Color::Blue)
     );

@@ -483,10 +483,10 @@ impl<'a> Dec<'a, '_> {
 
     /// Read the message of type `table` at `start..end` (see
     /// [`message`](Self::message)), into a dense record when its table
-    /// allows one, its body is long enough to fill one (two bytes per
-    /// field at least, so little of the record stays absent) and the
-    /// decode's dense budget has a slot per field left (which keeps the
-    /// arena bound: nested dense bodies share input bytes).
+    /// allows one and the decode's dense budget has a slot per field left
+    /// (which keeps the arena bound: dense slots, absent ones included,
+    /// take at most one slot per two input bytes in all, however the
+    /// dense bodies nest).
     #[inline(always)]
     fn enter(
         &mut self,
@@ -495,7 +495,7 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let n = table.fields.len();
-        if table.dense && end.saturating_sub(start) >= n.saturating_mul(2) && self.dense_left >= n {
+        if table.dense && self.dense_left >= n {
             self.dense_left = self.dense_left.saturating_sub(n);
             self.message::<true>(table, start, end)
         } else {

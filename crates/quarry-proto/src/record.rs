@@ -79,6 +79,16 @@ impl<'a> Record<'a> {
     #[inline]
     fn find(self, field: u32) -> Option<&'a Slot<'a>> {
         let slots = self.slots;
+        // Known fields are sorted and distinct, so field `i`'s slot is at
+        // index `i` at most; it is exactly there in a dense record, and in a
+        // sparse one when every field before it is present.
+        let at = field as usize;
+        if let Some(s) = slots.get(at)
+            && s.field == field
+        {
+            return Some(s);
+        }
+        let slots = slots.get(..at).unwrap_or(slots);
         // Few fields are present in most messages: a short scan beats the
         // branch mispredictions of a binary search.
         if slots.len() <= 8 {

@@ -109,10 +109,10 @@ impl MessageTable {
     /// decoded into dense records: at most [`DENSE_FIELDS`](Self::DENSE_FIELDS)
     /// fields, each with a reader of its own and none repeated (a dense
     /// record holds one value per field). The decoder writes a dense record
-    /// only when the message's body has two bytes per field at least and
-    /// its budget for a decode (one dense slot per two input bytes, all
-    /// dense records together) has room, so dense slots take at most 16
-    /// bytes per input byte, as the slots of sparse records do.
+    /// only while its budget for a decode (one dense slot per two input
+    /// bytes, all dense records together) has a slot per field, so dense
+    /// slots take at most 16 bytes per input byte, as the slots of sparse
+    /// records do.
     ///
     /// ```
     /// use quarry_proto::{FieldTable, Kind, Label, MessageTable};

@@ -85,10 +85,18 @@ impl Arena {
     /// arena.reserve(1 << 16);
     /// assert!(arena.stats().free_in_current_chunk >= 1 << 16);
     /// ```
+    #[inline]
     pub fn reserve(&self, bytes: usize) {
-        if self.bump.chunk_capacity() >= bytes {
-            return;
+        // The common case (a reused arena, or one made for the input) is
+        // one compare at the caller; growing is out of line.
+        if self.bump.chunk_capacity() < bytes {
+            self.grow(bytes);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&self, bytes: usize) {
         // Allocate a buffer of the wanted size and give it straight back:
         // bumpalo reclaims the most recent allocation, so what stays is a
         // current chunk with `bytes` free. A failed allocation leaves the
