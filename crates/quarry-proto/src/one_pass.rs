@@ -65,10 +65,10 @@ struct Msg {
     base: usize,
     /// Where its bytes start (item-limit errors point here).
     start: usize,
-    /// One past the highest field index seen.
-    next: u32,
-    /// Slots must be sorted or gathered: a field came out of number order,
-    /// or a repeated or unknown field was read.
+    /// Slots must be gathered: a repeated or unknown field was read.
+    /// (Fields out of number order, or one twice, are found when the
+    /// message ends: one compare per slot there instead of per field
+    /// here.)
     gather: bool,
     /// Oneof members read (two or more may conflict).
     oneof_members: u32,
@@ -79,7 +79,6 @@ impl Msg {
         Self {
             base,
             start,
-            next: 0,
             gather: false,
             oneof_members: 0,
         }
@@ -278,22 +277,14 @@ impl<'a> Dec<'a, '_> {
                 _ => None,
             };
             let (fi, number, reader, after_tag) = match short {
-                Some((b, e)) => {
-                    let fi = u32::from(e >> 12);
-                    if fi < msg.next {
-                        msg.gather = true;
-                    }
-                    msg.next = fi.saturating_add(1);
-                    (fi, u32::from(b >> 3), ((e >> 8) & 15) as u8, next_byte(at))
-                }
+                Some((b, e)) => (
+                    u32::from(e >> 12),
+                    u32::from(b >> 3),
+                    ((e >> 8) & 15) as u8,
+                    next_byte(at),
+                ),
                 None => {
                     let g = self.general_field(table, at, end, self.depth)?;
-                    if g.fi != UNKNOWN {
-                        if g.fi < msg.next {
-                            msg.gather = true;
-                        }
-                        msg.next = g.fi.saturating_add(1);
-                    }
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
                         if DENSE || g.flags & step::MERGE != 0 {
@@ -848,12 +839,13 @@ impl<'a> Dec<'a, '_> {
         at: usize,
         root: bool,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
-        if msg.gather || msg.oneof_members > 1 {
-            return self.gather(table, msg, at);
-        }
         let Some(pending) = self.scratch.get(msg.base..) else {
             return Err(internal(at));
         };
+        // Canonical input has its known fields in number order, each once.
+        if msg.gather || msg.oneof_members > 1 || !pending.is_sorted_by(|a, b| a.field < b.field) {
+            return self.gather(table, msg, at);
+        }
         let n = pending.len();
         if self.checked {
             count_items(
@@ -891,10 +883,7 @@ impl<'a> Dec<'a, '_> {
         at: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let alloc = self.alloc;
-        let base = msg.base;
-        let Some(pending) = self.scratch.get_mut(base..) else {
-            return Err(internal(at));
-        };
+        let pending = pending(&mut self.scratch, msg.base, at)?;
         let n = pending.len();
         // Sort by (field, position): stable, without a heap buffer.
         // Unknown fields (`UNKNOWN`, the largest index) go last.
@@ -926,9 +915,7 @@ impl<'a> Dec<'a, '_> {
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let alloc = self.alloc;
         let base = msg.base;
-        let Some(pending) = self.scratch.get_mut(base..) else {
-            return Err(internal(at));
-        };
+        let pending = pending(&mut self.scratch, base, at)?;
         let n = pending.len();
         let index = |k: usize| -> usize {
             if SORTED {
@@ -1030,6 +1017,17 @@ impl<'a> Dec<'a, '_> {
         self.scratch.truncate(base);
         Ok(Some(out.into_bump_slice()))
     }
+}
+
+/// The slots of `scratch` pending for the message whose first is at
+/// `base` (a message being finished at `at`).
+#[inline(always)]
+fn pending<'s, 'a>(
+    scratch: &'s mut ArenaVec<'a, Slot<'a>>,
+    base: usize,
+    at: usize,
+) -> Result<&'s mut [Slot<'a>], DecodeError> {
+    scratch.get_mut(base..).ok_or_else(|| internal(at))
 }
 
 /// Add `n` to the decode's item count, or fail at `at` past `max`.
