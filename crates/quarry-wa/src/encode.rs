@@ -31,16 +31,6 @@ const JID_TEXT_MAX: usize = 48;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
-    /// A node's tag is the empty string (the wire cannot carry it: an
-    /// empty description is rejected).
-    #[error("empty node tag")]
-    EmptyTag,
-    /// An attribute key is the empty string.
-    #[error("empty attribute key on <{tag}>")]
-    EmptyKey {
-        /// The node's tag.
-        tag: String,
-    },
     /// More attributes than a list header can count (32767, or 32766 when
     /// the node also has content).
     #[error("<{tag}> has {count} attributes, more than the {max} a node can carry")]
@@ -241,7 +231,12 @@ pub fn encode_frame(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
 /// let mut out = vec![0x00]; // a flags byte of our own
 /// quarry_wa::encode_into(&quarry_wa::OwnedNode::new("message"), &mut out).unwrap();
 /// assert_eq!(out, [0x00, 0xF8, 1, 19]);
-/// assert!(quarry_wa::encode_into(&quarry_wa::OwnedNode::new(""), &mut out).is_err());
+/// // 129 levels: deeper than the wire allows, so nothing is appended.
+/// let mut deep = quarry_wa::OwnedNode::new("leaf");
+/// for _ in 0..128 {
+///     deep = quarry_wa::OwnedNode::new("iq").children([deep]);
+/// }
+/// assert!(quarry_wa::encode_into(&deep, &mut out).is_err());
 /// assert_eq!(out.len(), 4);
 /// ```
 pub fn encode_into(node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
@@ -374,8 +369,7 @@ impl Sink for Vec<u8> {
 /// Where a string goes; decides what an empty string and '@' mean.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Slot {
-    /// A tag or key (never empty: checked by the caller), an attribute
-    /// value, or content.
+    /// A tag, a key, an attribute value, or content.
     General,
     /// The user or server of a JID: never written as a JID itself (the
     /// decoder rejects a JID nested in a JID).
@@ -468,9 +462,6 @@ impl<S: Sink> Walk<'_, '_, S> {
             return Err(EncodeError::TooDeep { limit: MAX_DEPTH });
         }
         let tag = node.tag();
-        if tag.is_empty() {
-            return Err(EncodeError::EmptyTag);
-        }
         let body = node.body();
         let has_content = !matches!(body, Body::None);
         let attr_count = node.attr_count();
@@ -488,11 +479,6 @@ impl<S: Sink> Walk<'_, '_, S> {
             let Some((key, value)) = node.attr_at(i) else {
                 break;
             };
-            if key.is_empty() {
-                return Err(EncodeError::EmptyKey {
-                    tag: tag.to_owned(),
-                });
-            }
             self.string(key, Slot::General)?;
             match value {
                 Value::Str(text) => self.string(text, Slot::General)?,
@@ -868,11 +854,6 @@ mod tests {
     #[test]
     fn errors() {
         let err = |node: &OwnedNode| encode(node).unwrap_err();
-        assert_eq!(err(&OwnedNode::new("")), EncodeError::EmptyTag);
-        assert!(matches!(
-            err(&OwnedNode::new("iq").attr("", "x")),
-            EncodeError::EmptyKey { .. }
-        ));
         let mut many = OwnedNode::new("iq").text("x");
         many.attrs = vec![("k".into(), "v".into()); 32767];
         assert!(matches!(

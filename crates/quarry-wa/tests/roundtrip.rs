@@ -252,8 +252,10 @@ fn text(peer_safe: bool) -> BoxedStrategy<Text> {
     }
 }
 
+/// A tag or key: any text, the empty string included (written `BINARY_8
+/// 00`, as the peer writes it).
 fn name(peer_safe: bool) -> impl Strategy<Value = Text> {
-    text(peer_safe).prop_filter("tags and keys are not empty", |t| !t.text.is_empty())
+    text(peer_safe)
 }
 
 fn value(peer_safe: bool) -> BoxedStrategy<GenValue> {
@@ -458,6 +460,27 @@ fn binary_20_and_binary_32_payloads() {
     let text = "x".repeat(70_000);
     let node = OwnedNode::new("body").text(text.clone());
     check_both_decoders(&node, &OwnedNode::new("body").bytes(text.into_bytes())).unwrap();
+}
+
+#[test]
+fn empty_tag_and_key_are_written_as_the_peer_writes_them() {
+    // LIST_8 3, tag "" as BINARY_8 00, key "" as BINARY_8 00, value token
+    // "get" (the dictionary's single-byte token, checked against the peer's
+    // own table).
+    let Some(peer::token::TokenKind::Single(get)) = peer::token::index_of_token("get") else {
+        panic!("\"get\" is a single-byte token");
+    };
+    let want = [0xF8, 3, 0xFC, 0, 0xFC, 0, get];
+    let node = OwnedNode::new("").attr("", "get");
+    assert_eq!(quarry_wa::encode(&node).unwrap(), want);
+    let theirs = peer::builder::NodeBuilder::new("").attr("", "get").build();
+    assert_eq!(&peer::marshal::marshal(&theirs).unwrap()[1..], &want);
+    check_both_decoders(&node, &node).unwrap();
+    // A decoded empty tag re-encodes to the bytes it came from.
+    let arena = Arena::new();
+    let view = quarry_wa::decode(&arena, &want).unwrap();
+    assert_eq!(view.tag(), "");
+    assert_eq!(quarry_wa::encode_view(view).unwrap(), want);
 }
 
 #[test]
