@@ -30,7 +30,7 @@ use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::decode::max_arena_bytes;
-use crate::record::{Record, Slot, UNKNOWN, Val};
+use crate::record::{self, Record, Slot, UNKNOWN, Val};
 use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema, op};
 use crate::values::{
     internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
@@ -398,6 +398,7 @@ impl<'a> Dec<'a, '_> {
                     start,
                 )?;
             }
+            debug_assert!(record::in_reader_order(dense));
             return Ok(Some(dense));
         }
         self.finish(table, msg, end, self.depth == 1)
@@ -862,7 +863,9 @@ impl<'a> Dec<'a, '_> {
             // The root's slots are the whole scratch: it becomes the
             // record, already in the arena and charged.
             let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
-            return Ok(Some(scratch.into_bump_slice()));
+            let slots = scratch.into_bump_slice();
+            debug_assert!(record::in_reader_order(slots));
+            return Ok(Some(slots));
         }
         let slots = if self.checked {
             self.alloc.alloc_slice_copy(pending, at)?
@@ -870,6 +873,7 @@ impl<'a> Dec<'a, '_> {
             self.alloc.bump().alloc_slice_copy(pending)
         };
         self.scratch.truncate(msg.base);
+        debug_assert!(record::in_reader_order(slots));
         Ok(Some(slots))
     }
 
@@ -1015,7 +1019,9 @@ impl<'a> Dec<'a, '_> {
             k = stop;
         }
         self.scratch.truncate(base);
-        Ok(Some(out.into_bump_slice()))
+        let slots = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(slots));
+        Ok(Some(slots))
     }
 }
 

@@ -55,6 +55,17 @@ pub struct Record<'a> {
     slots: &'a [Slot<'a>],
 }
 
+/// The order [`Record::find`] relies on and every decoder produces: known
+/// fields' slots in strictly increasing field order, then unknown fields
+/// only. (A dense record, one slot per table field, is the case where slot
+/// `i` holds field `i`.) Checked by debug assertions where records are
+/// built.
+pub(crate) fn in_reader_order(slots: &[Slot<'_>]) -> bool {
+    let known = slots.iter().take_while(|s| s.field != UNKNOWN).count();
+    let (known, unknown) = slots.split_at(known);
+    known.windows(2).all(|w| w[0].field < w[1].field) && unknown.iter().all(|s| s.field == UNKNOWN)
+}
+
 impl Slot<'_> {
     /// A field of a dense record the input did not set.
     #[inline]
@@ -264,4 +275,37 @@ pub enum UnknownField<'a> {
         /// field.
         payload: &'a [u8],
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Slot, UNKNOWN, Val, in_reader_order};
+
+    fn slot(field: u32) -> Slot<'static> {
+        Slot {
+            field,
+            aux: 0,
+            val: Val::Scalar(0),
+        }
+    }
+
+    #[test]
+    fn reader_order_is_known_fields_ascending_then_unknown() {
+        let ok = [
+            &[][..],
+            &[slot(0), slot(2), slot(UNKNOWN), slot(UNKNOWN)],
+            &[slot(UNKNOWN)],
+        ];
+        for slots in ok {
+            assert!(in_reader_order(slots), "{slots:?}");
+        }
+        let bad = [
+            &[slot(1), slot(1)][..],
+            &[slot(2), slot(1)],
+            &[slot(0), slot(UNKNOWN), slot(1)],
+        ];
+        for slots in bad {
+            assert!(!in_reader_order(slots), "{slots:?}");
+        }
+    }
 }

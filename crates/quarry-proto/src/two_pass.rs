@@ -94,6 +94,7 @@ fn freeze<'a>(
                 val,
             }
         }));
+    debug_assert!(record::in_reader_order(frozen));
     Ok(frozen)
 }
 
