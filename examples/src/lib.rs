@@ -1,8 +1,9 @@
 //! Runnable examples of quarry.
 //!
-//! * `quickstart`: decodes real-shaped WhatsApp stanzas and Nostr relay
-//!   messages embedded in the binary, prints each one, and shows the heap
-//!   allocations per decode with a fresh arena and with a reused one.
+//! * `quickstart`: decodes real-shaped WhatsApp stanzas, Nostr relay
+//!   messages and WhatsApp protobuf messages embedded in the binary, prints
+//!   each one, and shows the heap allocations per decode with a fresh arena
+//!   and with a reused one.
 //!
 //! Shared helper: [`CountingAlloc`], a global allocator that counts.
 
