@@ -1,0 +1,257 @@
+//! `quarry proto decode`, run as a process, checked against prost-reflect:
+//! random messages of the project's test schemas (proto2 and proto3) are
+//! built and encoded by prost-reflect; the CLI's `--json` must be the same
+//! JSON value as prost-reflect's canonical JSON mapping, and its text
+//! format must parse (with prost-reflect's text-format parser) back to the
+//! very message. Then `--repeat`, `--reuse-arena`, and the exit codes.
+
+mod common;
+// The seeded random-message generator of quarry-proto-tests' agreement
+// tests (it needs only prost-reflect), shared rather than copied.
+#[path = "../../quarry-proto-tests/tests/common/mod.rs"]
+mod random;
+
+use std::path::{Path, PathBuf};
+
+use common::quarry;
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, SerializeOptions};
+
+/// The test schemas, where the repository keeps them.
+fn proto_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../quarry-proto-tests/proto")
+}
+
+/// The descriptors of `file`, compiled by protox (the same compiler the
+/// CLI uses, but read here by prost-reflect, whose decoder and printers are
+/// its own).
+fn pool(file: &str) -> DescriptorPool {
+    let set = protox::compile([file], [proto_dir()]).expect("the test schema compiles");
+    DescriptorPool::from_file_descriptor_set(set).expect("descriptors")
+}
+
+fn decode_args<'a>(file: &'a str, name: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let proto = Box::leak(
+        proto_dir()
+            .join(file)
+            .to_string_lossy()
+            .into_owned()
+            .into_boxed_str(),
+    );
+    let mut args = vec!["proto", "decode", "--proto", proto, "--type", name];
+    args.extend_from_slice(extra);
+    args.push("-");
+    args
+}
+
+/// Run the CLI on `bytes`; its stdout on success.
+fn cli(file: &str, name: &str, extra: &[&str], bytes: &[u8]) -> String {
+    let out = quarry(&decode_args(file, name, extra), bytes);
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// prost-reflect's canonical JSON of `msg`: default options (camelCase
+/// names, enum names, 64-bit integers as strings, default values left out).
+fn peer_json(msg: &DynamicMessage) -> serde_json::Value {
+    let mut ser = serde_json::Serializer::new(Vec::new());
+    msg.serialize_with_options(&mut ser, &SerializeOptions::new())
+        .expect("serializable");
+    serde_json::from_slice(&ser.into_inner()).expect("JSON")
+}
+
+/// The `float` fields of the test schemas (JSON names): their values are
+/// compared as `f32`, since protobuf's printer writes a float with the
+/// digits C's `%.9g` needs and serde_json with the fewest that read back as
+/// that float; both are the same `f32`, not the same `f64`.
+const FLOAT_FIELDS: [&str; 3] = ["fFloat", "dFloat", "rFloat"];
+
+/// Where two JSON values first differ (`None`: equal). `float32`: numbers
+/// here are `float` field values.
+fn first_difference(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    at: String,
+    float32: bool,
+) -> Option<String> {
+    use serde_json::Value::{Array, Number, Object};
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            let keys: std::collections::BTreeSet<_> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
+                (Some(v), Some(w)) => {
+                    let float32 = FLOAT_FIELDS.contains(&k.as_str());
+                    first_difference(v, w, format!("{at}.{k}"), float32)
+                }
+                (v, w) => Some(format!("{at}.{k}: {v:?} vs {w:?}")),
+            })
+        }
+        (Array(x), Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (v, w))| first_difference(v, w, format!("{at}[{i}]"), float32)),
+        // The same number written two ways (`0` and `0.0`, `1e300` and
+        // `1e+300`): protobuf's printer and serde_json format doubles
+        // differently, and JSON does not tell them apart.
+        (Number(x), Number(y)) if float32 => {
+            let (x, y) = (x.as_f64().map(|v| v as f32), y.as_f64().map(|v| v as f32));
+            (x != y).then(|| format!("{at}: {a} vs {b} (as float)"))
+        }
+        (Number(x), Number(y)) if x.is_f64() || y.is_f64() => {
+            (x.as_f64() != y.as_f64()).then(|| format!("{at}: {a} vs {b}"))
+        }
+        _ => (a != b).then(|| format!("{at}: {a} vs {b}")),
+    }
+}
+
+fn check(file: &str, desc: &MessageDescriptor, generated: &DynamicMessage) {
+    let bytes = generated.encode_to_vec();
+    let name = desc.full_name();
+    // What the bytes mean, as prost-reflect decodes them (a generated field
+    // set to its default is not on the wire, so it is not set here).
+    let msg = &DynamicMessage::decode(desc.clone(), bytes.as_slice()).expect("peer decodes");
+
+    let json = cli(file, name, &["--json"], &bytes);
+    assert!(json.ends_with('\n') && json.lines().count() == 1, "{json}");
+    let ours: serde_json::Value = serde_json::from_str(&json).expect("the CLI prints JSON");
+    let peer = peer_json(msg);
+    if let Some(at) = first_difference(&ours, &peer, String::from("$"), false) {
+        panic!("JSON differs at {at}\nours: {ours}\npeer: {peer}\nbytes: {bytes:02x?}");
+    }
+
+    let text = cli(file, name, &[], &bytes);
+    let back = DynamicMessage::parse_text_format(desc.clone(), &text)
+        .unwrap_or_else(|e| panic!("prost-reflect cannot parse our text format: {e}\n{text}"));
+    // (prost-reflect's Debug of a message recurses through its
+    // descriptors, so mismatches are shown in text format.)
+    assert!(
+        &back == msg,
+        "text format of {bytes:02x?}:\n{text}\nreads back as\n{}\nnot\n{}",
+        back.to_text_format(),
+        msg.to_text_format()
+    );
+}
+
+#[test]
+fn random_messages_print_as_prost_reflect_reads_and_writes_them() {
+    for (file, root) in [
+        ("test3.proto", "quarry.test3.All3"),
+        ("test2.proto", "quarry.test2.All2"),
+    ] {
+        let pool = pool(file);
+        let desc = pool.get_message_by_name(root).expect("root type");
+        let mut generator = random::Gen::new(0x5EED_0000 ^ root.len() as u64);
+        for _ in 0..48 {
+            let msg = generator.message(&desc);
+            check(file, &desc, &msg);
+        }
+    }
+}
+
+#[test]
+fn repeat_and_reuse_arena_decode_and_print_nothing() {
+    let pool = pool("test3.proto");
+    let desc = pool.get_message_by_name("quarry.test3.All3").expect("root");
+    let bytes = random::Gen::new(7).message(&desc).encode_to_vec();
+    for extra in [
+        &["--repeat", "5"][..],
+        &["--repeat=5", "--reuse-arena"],
+        &["--repeat", "0"],
+        &["--json", "--repeat", "2"],
+    ] {
+        let out = quarry(
+            &decode_args("test3.proto", "quarry.test3.All3", extra),
+            &bytes,
+        );
+        assert_eq!(common::success(&out), "", "{extra:?}");
+    }
+}
+
+#[test]
+fn malformed_input_exits_2_with_the_byte() {
+    // All3: field 5 (f_int32), its varint cut (the input ends at byte 2);
+    // field 9 (f_string), 5 bytes announced by the length at byte 1 and 1
+    // there; field 1 (a double) with wire type 7; a tag of field 0 in five
+    // bytes.
+    let cases: [(&[u8], usize); 4] = [
+        (&[0x28, 0x80], 2),
+        (&[0x4A, 0x05, b'a'], 1),
+        (&[0x0F], 0),
+        (&[0x80, 0x80, 0x80, 0x80, 0x00], 0),
+    ];
+    for (bytes, offset) in cases {
+        for extra in [
+            &[][..],
+            &["--json"],
+            &["--repeat", "3"],
+            &["--repeat", "3", "--reuse-arena"],
+        ] {
+            let out = quarry(
+                &decode_args("test3.proto", "quarry.test3.All3", extra),
+                bytes,
+            );
+            let line = common::assert_decode_error(&out, bytes.len());
+            assert!(
+                line.ends_with(&format!(" at byte {offset}")),
+                "{bytes:02x?} {extra:?}: {line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn schema_and_file_errors_exit_1_or_2() {
+    let file = |args: &[&str]| quarry(args, b"");
+    // The input file does not exist: an I/O error.
+    let proto = proto_dir().join("test3.proto");
+    let proto = proto.to_str().expect("UTF-8 path");
+    let missing = file(&[
+        "proto",
+        "decode",
+        "--proto",
+        proto,
+        "--type",
+        "All3",
+        "/no/such/input",
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
+    // Neither does the schema.
+    let out = file(&[
+        "proto",
+        "decode",
+        "--proto",
+        "/no/such.proto",
+        "--type",
+        "M",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    // A type the schema does not have, a schema that does not compile, and
+    // a missing --type: malformed input or usage, status 2.
+    let out = file(&[
+        "proto",
+        "decode",
+        "--proto",
+        proto,
+        "--type",
+        "quarry.test3.Nope",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let broken = common::temp_file("broken.proto", b"syntax = \"proto3\"; message {");
+    let broken = broken.to_str().expect("UTF-8 path");
+    let out = file(&["proto", "decode", "--proto", broken, "--type", "M", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = file(&["proto", "decode", "--proto", proto, "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    for out in [missing, out] {
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("error: "), "{stderr}");
+    }
+}
