@@ -102,7 +102,8 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     let record =
         quarry_proto::decode(message, &arena, &bytes).map_err(|e| Failure::decode(&e, None))?;
     let text = if parsed.flag("--json") {
-        let mut json = quarry_proto::json::to_json(message, record);
+        let mut json = quarry_proto::json::to_json(message, record)
+            .map_err(|e| Failure::Invalid(format!("no JSON form: {e}")))?;
         json.push('\n');
         json
     } else {
@@ -164,7 +165,7 @@ mod tests {
         let arena = Arena::new();
         let rec = quarry_proto::decode(msg, &arena, &bytes).unwrap();
         assert_eq!(
-            quarry_proto::json::to_json(msg, rec),
+            quarry_proto::json::to_json(msg, rec).unwrap(),
             r#"{"big":"-1","e":"E_ONE","inner":{"s":"é"},"ns":[1,300],"m":{"k":2},"raw":"/w==","f":0.1}"#
         );
         assert_eq!(

@@ -762,8 +762,9 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 ::quarry_proto::encode_to_vec(Self::TABLE, self.rec)
             }
 
-            /// The message in protobuf's canonical JSON mapping.
-            pub fn to_json(self) -> String {
+            /// The message in protobuf's canonical JSON mapping (an error
+            /// where a well-known type holds what JSON cannot carry).
+            pub fn to_json(self) -> Result<String, ::quarry_proto::json::JsonError> {
                 ::quarry_proto::json::to_json(Self::TABLE, self.rec)
             }
 

@@ -236,7 +236,7 @@ fn rustfmt(text: &str) -> Option<String> {
 /// let msg = schema.message("chat.Message").unwrap();
 /// let arena = quarry_proto::Arena::new();
 /// let rec = quarry_proto::decode(msg, &arena, &[]).unwrap();
-/// assert_eq!(quarry_proto::json::to_json(msg, rec), "{}");
+/// assert_eq!(quarry_proto::json::to_json(msg, rec).unwrap(), "{}");
 /// ```
 pub fn load(
     files: &[impl AsRef<Path>],

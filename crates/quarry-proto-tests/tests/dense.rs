@@ -126,7 +126,7 @@ fn absent_fields_of_a_dense_record_are_absent_to_every_reader() {
     assert_eq!(view.color(), Color::Red);
     assert_eq!(view.record().present_fields(), 1);
     assert_eq!(view.encode_to_vec(), bytes);
-    assert_eq!(view.to_json(), r#"{"label":"hello world"}"#);
+    assert_eq!(view.to_json().unwrap(), r#"{"label":"hello world"}"#);
     assert_eq!(view.to_prost(), Point::decode(&bytes[..]).unwrap());
 }
 
@@ -141,7 +141,7 @@ fn past_the_dense_budget_a_sparse_record_reads_the_same() {
     assert!(view.has_x() && !view.has_label());
     assert_eq!(view.record().present_fields(), 1);
     assert_eq!(view.encode_to_vec(), bytes);
-    assert_eq!(view.to_json(), r#"{"x":1}"#);
+    assert_eq!(view.to_json().unwrap(), r#"{"x":1}"#);
 }
 
 /// An unknown field (9, varint 5) in a dense body: the merging decoder

@@ -169,7 +169,8 @@ fn main() {
             );
         } else {
             // Schema-driven access: protobuf's canonical JSON.
-            println!("{}", quarry_proto::json::to_json(table, record));
+            let json = quarry_proto::json::to_json(table, record).expect("no well-known types");
+            println!("{json}");
         }
     }
 }

@@ -1,0 +1,601 @@
+//! Protobuf's canonical JSON mapping, written as protobuf's own (C++) JSON
+//! printer writes it with default options: compact, fields in field-number
+//! order under their JSON names, fields without presence omitted when they
+//! hold their default, 64-bit integers quoted, bytes in standard base64,
+//! enums by name (by number when the enum does not list the value), floats
+//! with `%.15g`/`%.17g` (`%.6g`/`%.9g` for `float`), `"NaN"` and
+//! `"Infinity"` quoted, and the same characters escaped (`<`, `>`,
+//! controls and a few invisible code points as `\uXXXX`). Unknown fields are
+//! not printed. The well-known types have their special forms (see
+//! [below](#well-known-types)).
+//!
+//! # Well-known types
+//!
+//! `google.protobuf.Timestamp` prints as an RFC 3339 string and `Duration`
+//! as `"1.5s"` (0, 3, 6 or 9 fraction digits), `FieldMask` as its paths in
+//! lowerCamelCase joined by commas, the wrappers (`Int64Value`, …) as their
+//! value, `Struct`, `Value` and `ListValue` as the JSON they hold
+//! (`NullValue` as `null`; an empty `Value` is left out where it is a field,
+//! a list element or a map value), and `Any` as an object with `"@type"`
+//! and the packed message's fields (or `"value"` when the packed message is
+//! itself well-known). The packed message is decoded here, so its type must
+//! be in the schema. Where protobuf's printer refuses (a timestamp past
+//! year 9999, a duration's signs disagreeing, `NaN` in a `Value`, an `Any`
+//! without a type URL, …) this one returns a [`JsonError`] too.
+//!
+//! Nesting recurses once per message level, at most [`MAX_JSON_DEPTH`]
+//! levels (the packed messages of `Any` included).
+
+mod well_known;
+
+use std::fmt::Write as _;
+
+use quarry::DecodeError;
+
+use crate::record::{Record, Slot, UNKNOWN, Val};
+use crate::table::{FieldTable, Kind, Label, MessageRef};
+
+/// Deepest message nesting the printer follows, `Any` expansions included
+/// (the decoder's default limit is 100; a schema's own nesting plus packed
+/// messages stay well inside the thread's stack at this depth).
+pub const MAX_JSON_DEPTH: u32 = 200;
+
+/// Why a message has no JSON form. Protobuf's printer refuses the same
+/// messages.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonError {
+    /// A well-known type holds what its JSON form cannot carry.
+    #[error("{type_name}: {what}")]
+    WellKnown {
+        /// The well-known type (`google.protobuf.Timestamp`, …).
+        type_name: &'static str,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// An `Any` names a type the schema does not hold.
+    #[error("google.protobuf.Any: type {url:?} is not in the schema")]
+    UnknownAnyType {
+        /// The `Any`'s type URL.
+        url: String,
+    },
+    /// An `Any`'s value does not decode as the type it names.
+    #[error("google.protobuf.Any: its {type_name} value: {error}")]
+    AnyValue {
+        /// The packed type.
+        type_name: &'static str,
+        /// The decode error, with the offset in the packed bytes.
+        error: DecodeError,
+    },
+    /// Messages nested deeper than [`MAX_JSON_DEPTH`].
+    #[error("messages nested deeper than {limit} levels")]
+    TooDeep {
+        /// [`MAX_JSON_DEPTH`].
+        limit: u32,
+    },
+}
+
+type Written = Result<(), JsonError>;
+
+/// The JSON of `record` as a `message`.
+///
+/// ```
+/// # use quarry_proto::*;
+/// static F: [FieldTable; 2] = [
+///     FieldTable::new(1, "user_id", "userId", Kind::Int64, Label::Implicit),
+///     FieldTable::new(2, "tags", "tags", Kind::String, Label::Repeated),
+/// ];
+/// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
+/// static S: Schema = Schema { messages: &M, enums: &[] };
+/// let arena = quarry::Arena::new();
+/// let bytes = [0x08, 0x07, 0x12, 0x01, b'<', 0x12, 0x00];
+/// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &bytes)?;
+/// assert_eq!(
+///     json::to_json(MessageRef::new(&S, 0), rec)?,
+///     r#"{"userId":"7","tags":["\u003c",""]}"#
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_json(message: MessageRef, record: Record<'_>) -> Result<String, JsonError> {
+    let mut out = String::new();
+    write_json(&mut out, message, record)?;
+    Ok(out)
+}
+
+/// Append the JSON of `record` as a `message` to `out`. On error, `out`
+/// holds what was written before it.
+pub fn write_json(out: &mut String, message: MessageRef, record: Record<'_>) -> Written {
+    Printer { out, depth: 0 }.message(message, record)
+}
+
+/// The output and how deep the message being printed is.
+struct Printer<'o> {
+    out: &'o mut String,
+    depth: u32,
+}
+
+impl Printer<'_> {
+    /// One message: a well-known type's form, or an object of its fields.
+    fn message(&mut self, message: MessageRef, record: Record<'_>) -> Written {
+        if self.depth >= MAX_JSON_DEPTH {
+            return Err(JsonError::TooDeep {
+                limit: MAX_JSON_DEPTH,
+            });
+        }
+        self.depth += 1;
+        let written = match well_known::classify(message.table().full_name) {
+            Some(kind) => self.well_known(kind, message, record),
+            None => self.object(message, record),
+        };
+        self.depth -= 1;
+        written
+    }
+
+    /// `{` the fields `}`.
+    fn object(&mut self, message: MessageRef, record: Record<'_>) -> Written {
+        self.out.push('{');
+        let mut first = true;
+        self.fields(message, record, &mut first)?;
+        self.out.push('}');
+        Ok(())
+    }
+
+    /// The members of the fields present, each preceded by a comma unless
+    /// `first`.
+    fn fields(&mut self, message: MessageRef, record: Record<'_>, first: &mut bool) -> Written {
+        let table = message.table();
+        for slot in record.present() {
+            if slot.field == UNKNOWN {
+                break;
+            }
+            let Some(f) = table.fields.get(slot.field as usize) else {
+                continue;
+            };
+            if omitted(f, &slot.val) || self.is_empty_value(message, f, &slot.val) {
+                continue;
+            }
+            if !*first {
+                self.out.push(',');
+            }
+            *first = false;
+            write_str(self.out, f.json_name);
+            self.out.push(':');
+            self.field(message, f, slot)?;
+        }
+        Ok(())
+    }
+
+    fn field(&mut self, message: MessageRef, f: &FieldTable, slot: &Slot<'_>) -> Written {
+        let kind = f.kind;
+        match &slot.val {
+            Val::Scalar(v) => write_scalar(self.out, message, f, *v),
+            Val::Str(s) => write_str(self.out, s),
+            Val::Bytes(b) if kind == Kind::String => {
+                write_str(self.out, &String::from_utf8_lossy(b))
+            }
+            Val::Bytes(b) => write_base64(self.out, b),
+            Val::Msg(slots) => return self.message(message.sub_message(f), Record::new(slots)),
+            Val::Scalars(list) => {
+                write_list(self.out, list.iter(), |out, v| {
+                    write_scalar(out, message, f, *v);
+                    Ok(())
+                })?;
+            }
+            Val::Strs(list) => write_list(self.out, list.iter(), |out, s| {
+                write_str(out, s);
+                Ok(())
+            })?,
+            Val::BytesList(list) if kind == Kind::String => {
+                write_list(self.out, list.iter(), |out, b| {
+                    write_str(out, &String::from_utf8_lossy(b));
+                    Ok(())
+                })?;
+            }
+            Val::BytesList(list) => write_list(self.out, list.iter(), |out, b| {
+                write_base64(out, b);
+                Ok(())
+            })?,
+            Val::Msgs(list) => {
+                let sub = message.sub_message(f);
+                if sub.table().map_entry {
+                    return self.map(sub, list);
+                }
+                let skip_empty = well_known::is_value(sub);
+                self.out.push('[');
+                let mut first = true;
+                for slots in list.iter() {
+                    let rec = Record::new(slots);
+                    if skip_empty && well_known::value_is_empty(sub, rec) {
+                        continue;
+                    }
+                    if !first {
+                        self.out.push(',');
+                    }
+                    first = false;
+                    self.message(sub, rec)?;
+                }
+                self.out.push(']');
+            }
+            Val::Raw(_) | Val::PackedRejects(_) | Val::Absent => self.out.push_str("null"),
+        }
+        Ok(())
+    }
+
+    /// A singular `google.protobuf.Value` field holding no value: left out,
+    /// as protobuf's printer does.
+    fn is_empty_value(&self, message: MessageRef, f: &FieldTable, val: &Val<'_>) -> bool {
+        match val {
+            Val::Msg(slots) if f.kind.is_message() => {
+                let sub = message.sub_message(f);
+                well_known::is_value(sub) && well_known::value_is_empty(sub, Record::new(slots))
+            }
+            _ => false,
+        }
+    }
+
+    /// A map field: an object keyed by the entries' keys, entries whose
+    /// value is an empty `google.protobuf.Value` left out.
+    fn map<'a>(&mut self, entry: MessageRef, list: &[&'a [Slot<'a>]]) -> Written {
+        let table = entry.table();
+        let key_field = table.field_index(1);
+        let value_field = table.field_index(2);
+        self.out.push('{');
+        let mut first = true;
+        for slots in list.iter() {
+            let rec = Record::new(slots);
+            let value = value_field.and_then(|v| {
+                let f = table.fields.get(v as usize)?;
+                Some((f, slots.iter().find(|s| s.field == v && !s.is_absent())))
+            });
+            if let Some((f, slot)) = value
+                && f.kind.is_message()
+            {
+                let sub = entry.sub_message(f);
+                let empty = match slot.map(|s| &s.val) {
+                    Some(Val::Msg(m)) => well_known::value_is_empty(sub, Record::new(m)),
+                    _ => true,
+                };
+                if well_known::is_value(sub) && empty {
+                    continue;
+                }
+            }
+            if !first {
+                self.out.push(',');
+            }
+            first = false;
+            // Keys are always strings in JSON.
+            match key_field.and_then(|k| Some((table.fields.get(k as usize)?, k))) {
+                Some((f, k)) => match f.kind {
+                    Kind::String => write_str(self.out, rec.str(k).unwrap_or("")),
+                    Kind::Bool => self.out.push_str(if rec.scalar(k).unwrap_or(0) != 0 {
+                        "\"true\""
+                    } else {
+                        "\"false\""
+                    }),
+                    _ => {
+                        self.out.push('"');
+                        write_integer(self.out, f.kind, rec.scalar(k).unwrap_or(0));
+                        self.out.push('"');
+                    }
+                },
+                None => self.out.push_str("\"\""),
+            }
+            self.out.push(':');
+            match value {
+                Some((f, Some(slot))) => self.field(entry, f, slot)?,
+                Some((f, None)) => self.default(entry, f)?,
+                None => self.out.push_str("null"),
+            }
+        }
+        self.out.push('}');
+        Ok(())
+    }
+
+    /// The value an absent map value, or an absent wrapper value, prints
+    /// as.
+    fn default(&mut self, message: MessageRef, f: &FieldTable) -> Written {
+        match f.kind {
+            Kind::String | Kind::Bytes => self.out.push_str("\"\""),
+            Kind::Message | Kind::Group => {
+                return self.message(message.sub_message(f), Record::default());
+            }
+            _ => write_scalar(self.out, message, f, 0),
+        }
+        Ok(())
+    }
+}
+
+fn omitted(f: &FieldTable, val: &Val<'_>) -> bool {
+    match val {
+        Val::Scalar(v) => f.label == Label::Implicit && *v == 0,
+        Val::Str(s) => f.label == Label::Implicit && s.is_empty(),
+        Val::Bytes(b) => f.label == Label::Implicit && b.is_empty(),
+        Val::Scalars(l) => l.is_empty(),
+        Val::Strs(l) => l.is_empty(),
+        Val::BytesList(l) => l.is_empty(),
+        Val::Msgs(l) => l.is_empty(),
+        Val::Msg(_) => false,
+        Val::Raw(_) | Val::PackedRejects(_) | Val::Absent => true,
+    }
+}
+
+fn write_list<T>(
+    out: &mut String,
+    items: impl Iterator<Item = T>,
+    mut each: impl FnMut(&mut String, T) -> Written,
+) -> Written {
+    out.push('[');
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        each(out, item)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn write_integer(out: &mut String, kind: Kind, v: u64) {
+    let _ = match kind {
+        Kind::UInt32 | Kind::Fixed32 | Kind::UInt64 | Kind::Fixed64 => write!(out, "{v}"),
+        _ => write!(out, "{}", v as i64),
+    };
+}
+
+fn write_scalar(out: &mut String, message: MessageRef, f: &FieldTable, v: u64) {
+    match f.kind {
+        Kind::Bool => out.push_str(if v != 0 { "true" } else { "false" }),
+        Kind::Int64 | Kind::UInt64 | Kind::Fixed64 | Kind::SFixed64 | Kind::SInt64 => {
+            out.push('"');
+            write_integer(out, f.kind, v);
+            out.push('"');
+        }
+        Kind::Double => write_double(out, f64::from_bits(v)),
+        Kind::Float => write_float(out, f32::from_bits(v as u32)),
+        Kind::Enum => {
+            let table = message.schema.enums.get(f.sub as usize);
+            // `google.protobuf.NullValue` is JSON's null, whatever its number.
+            if table.is_some_and(|e| e.full_name == well_known::NULL_VALUE) {
+                out.push_str("null");
+                return;
+            }
+            match table.and_then(|e| e.name_of(v as i32)) {
+                Some(name) => write_str(out, name),
+                None => {
+                    let _ = write!(out, "{}", v as i32);
+                }
+            }
+        }
+        kind => write_integer(out, kind, v),
+    }
+}
+
+/// `"NaN"`, `"Infinity"` or `"-Infinity"` for non-finite values.
+fn special(out: &mut String, v: f64) -> bool {
+    if v.is_nan() {
+        out.push_str("\"NaN\"");
+    } else if v == f64::INFINITY {
+        out.push_str("\"Infinity\"");
+    } else if v == f64::NEG_INFINITY {
+        out.push_str("\"-Infinity\"");
+    } else {
+        return false;
+    }
+    true
+}
+
+/// A double as C's `%.15g`, or `%.17g` when 15 digits do not read back.
+fn write_double(out: &mut String, v: f64) {
+    if special(out, v) {
+        return;
+    }
+    let short = format_g(v, 15);
+    if short.parse::<f64>().ok() == Some(v) {
+        out.push_str(&short);
+    } else {
+        out.push_str(&format_g(v, 17));
+    }
+}
+
+/// A float as C's `%.6g`, or `%.9g` when 6 digits do not read back as the
+/// same float.
+fn write_float(out: &mut String, v: f32) {
+    if special(out, f64::from(v)) {
+        return;
+    }
+    let wide = f64::from(v);
+    let short = format_g(wide, 6);
+    if short.parse::<f32>().ok() == Some(v) {
+        out.push_str(&short);
+    } else {
+        out.push_str(&format_g(wide, 9));
+    }
+}
+
+/// C's `%.{precision}g`: `precision` significant digits, trailing zeros
+/// removed, scientific notation (`1e+20`, two exponent digits at least)
+/// when the exponent is below -4 or at least `precision`.
+pub fn format_g(v: f64, precision: usize) -> String {
+    if v == 0.0 {
+        return if v.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    // Rust's `{:.Ne}` rounds exactly, like printf.
+    let sci = format!("{:.*e}", precision - 1, v);
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, digits_part) = match mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", mantissa),
+    };
+    let digits: String = digits_part.chars().filter(|c| *c != '.').collect();
+    if exp < -4 || exp >= precision as i32 {
+        let mut m = String::from(&digits[..1]);
+        let rest = digits[1..].trim_end_matches('0');
+        if !rest.is_empty() {
+            m.push('.');
+            m.push_str(rest);
+        }
+        let (es, ea) = if exp < 0 { ('-', -exp) } else { ('+', exp) };
+        format!("{sign}{m}e{es}{ea:02}")
+    } else if exp >= 0 {
+        let split = exp as usize + 1;
+        let int_part = &digits[..split];
+        let frac = digits[split..].trim_end_matches('0');
+        if frac.is_empty() {
+            format!("{sign}{int_part}")
+        } else {
+            format!("{sign}{int_part}.{frac}")
+        }
+    } else {
+        let zeros = "0".repeat((-exp - 1) as usize);
+        let frac = digits.trim_end_matches('0');
+        format!("{sign}0.{zeros}{frac}")
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding, quoted.
+fn write_base64(out: &mut String, bytes: &[u8]) {
+    out.push('"');
+    let mut chunks = bytes.chunks_exact(3);
+    for c in &mut chunks {
+        let n = (u32::from(c[0]) << 16) | (u32::from(c[1]) << 8) | u32::from(c[2]);
+        for shift in [18, 12, 6, 0] {
+            out.push(BASE64[((n >> shift) & 63) as usize] as char);
+        }
+    }
+    match *chunks.remainder() {
+        [a] => {
+            let n = u32::from(a) << 16;
+            out.push(BASE64[((n >> 18) & 63) as usize] as char);
+            out.push(BASE64[((n >> 12) & 63) as usize] as char);
+            out.push_str("==");
+        }
+        [a, b] => {
+            let n = (u32::from(a) << 16) | (u32::from(b) << 8);
+            out.push(BASE64[((n >> 18) & 63) as usize] as char);
+            out.push(BASE64[((n >> 12) & 63) as usize] as char);
+            out.push(BASE64[((n >> 6) & 63) as usize] as char);
+            out.push('=');
+        }
+        _ => {}
+    }
+    out.push('"');
+}
+
+/// Code points protobuf's printer writes as `\uXXXX` (besides the JSON
+/// short escapes).
+fn must_u_escape(c: u32) -> bool {
+    matches!(
+        c,
+        0x3C | 0x3E
+            | 0xFEFF
+            | 0xFFF9..=0xFFFB
+            | 0xAD
+            | 0x6DD
+            | 0x70F
+            | 0x17B4
+            | 0x17B5
+            | 0xE0001
+            | 0x00..=0x1F
+            | 0x7F..=0x9F
+            | 0x600..=0x603
+            | 0x200B..=0x200F
+            | 0x2028..=0x202E
+            | 0x2060..=0x2064
+            | 0x206A..=0x206F
+            | 0x1D173..=0x1D17A
+            | 0xE0020..=0xE007F
+    )
+}
+
+/// A quoted, escaped JSON string.
+pub fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '"' => out.push_str("\\\""),
+            '\u{0C}' => out.push_str("\\f"),
+            '\u{08}' => out.push_str("\\b"),
+            '\\' => out.push_str("\\\\"),
+            c if must_u_escape(c as u32) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_g_matches_printf() {
+        // Expected strings are what C's printf writes for these formats.
+        assert_eq!(format_g(1.0, 15), "1");
+        assert_eq!(format_g(0.1, 15), "0.1");
+        assert_eq!(format_g(1e20, 15), "1e+20");
+        assert_eq!(format_g(123456.0, 6), "123456");
+        assert_eq!(format_g(1234567.0, 6), "1.23457e+06");
+        assert_eq!(format_g(0.0001, 15), "0.0001");
+        assert_eq!(format_g(0.00001, 15), "1e-05");
+        assert_eq!(format_g(-2.5, 15), "-2.5");
+        assert_eq!(format_g(0.30000000000000004, 17), "0.30000000000000004");
+        assert_eq!(
+            format_g(1e100, 17),
+            "1.0000000000000000e+100".replace(".0000000000000000", "")
+        );
+    }
+
+    #[test]
+    fn doubles_and_floats_round_trip_like_simple_dtoa() {
+        let mut s = String::new();
+        write_double(&mut s, 0.1 + 0.2);
+        assert_eq!(s, "0.30000000000000004");
+        let mut s = String::new();
+        write_float(&mut s, 0.1f32);
+        assert_eq!(s, "0.1");
+        let mut s = String::new();
+        write_float(&mut s, 16_777_217.0f32);
+        // 16777216 as a float; %.6g gives 1.67772e+07 which does not read
+        // back, %.9g gives 16777216.
+        assert_eq!(s, "16777216");
+    }
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (input, want) in [
+            ("", "\"\""),
+            ("f", "\"Zg==\""),
+            ("fo", "\"Zm8=\""),
+            ("foo", "\"Zm9v\""),
+            ("foob", "\"Zm9vYg==\""),
+            ("fooba", "\"Zm9vYmE=\""),
+            ("foobar", "\"Zm9vYmFy\""),
+        ] {
+            let mut s = String::new();
+            write_base64(&mut s, input.as_bytes());
+            assert_eq!(s, want);
+        }
+    }
+
+    #[test]
+    fn escapes_follow_protobufs_writer() {
+        let mut s = String::new();
+        write_str(&mut s, "a\"b\\c\n<>\u{1}\u{2028}é\u{1D173}");
+        assert_eq!(s, r#""a\"b\\c\n\u003c\u003e\u0001\u2028é\ud834\udd73""#);
+    }
+}
