@@ -123,35 +123,34 @@ impl Printer<'_> {
             WellKnown::Timestamp => self.timestamp(message, record),
             WellKnown::Duration => self.duration(message, record),
             WellKnown::FieldMask => self.field_mask(message, record),
-            WellKnown::Wrapper => match field(message, 1) {
-                Some((i, f)) => match record.present().find(|s| s.field == i) {
-                    Some(slot) => self.field(message, f, slot),
-                    None => self.default(message, f),
-                },
-                None => self.object(message, record),
-            },
-            WellKnown::Struct => match field(message, 1) {
-                Some((i, f)) => match record.present().find(|s| s.field == i) {
-                    Some(slot) => self.field(message, f, slot),
-                    None => {
-                        self.out.push_str("{}");
-                        Ok(())
-                    }
-                },
-                None => self.object(message, record),
-            },
-            WellKnown::ListValue => match field(message, 1) {
-                Some((i, f)) => match record.present().find(|s| s.field == i) {
-                    Some(slot) => self.field(message, f, slot),
-                    None => {
-                        self.out.push_str("[]");
-                        Ok(())
-                    }
-                },
-                None => self.object(message, record),
-            },
+            // An absent wrapper value prints its default; an absent map
+            // or list, an empty one.
+            WellKnown::Wrapper => self.field_one(message, record, None),
+            WellKnown::Struct => self.field_one(message, record, Some("{}")),
+            WellKnown::ListValue => self.field_one(message, record, Some("[]")),
             WellKnown::Value => self.value(message, record),
             WellKnown::Any => self.any(message, record),
+        }
+    }
+
+    /// Field 1 alone (the wrappers, `Struct`, `ListValue`): its value, or
+    /// `absent` (the field's default when `None`) when it is not set.
+    fn field_one(
+        &mut self,
+        message: MessageRef,
+        record: Record<'_>,
+        absent: Option<&str>,
+    ) -> Written {
+        let Some((i, f)) = field(message, 1) else {
+            return self.object(message, record);
+        };
+        match (record.present().find(|s| s.field == i), absent) {
+            (Some(slot), _) => self.field(message, f, slot),
+            (None, Some(text)) => {
+                self.out.push_str(text);
+                Ok(())
+            }
+            (None, None) => self.default(message, f),
         }
     }
 
