@@ -39,11 +39,8 @@ fn message(desc: &MessageDescriptor, fields: &[(&str, Value)]) -> DynamicMessage
     m
 }
 
-/// The `Known` message with `field` set to `value`, through the CLI.
-fn run(field: &str, value: Value) -> std::process::Output {
-    let desc = known();
-    let mut m = DynamicMessage::new(desc);
-    m.set_field_by_name(field, value);
+/// `quarry proto decode --json` of `bytes` as a `Known`.
+fn decode_known(bytes: &[u8]) -> std::process::Output {
     let proto = schema_path();
     let args = [
         "proto",
@@ -55,7 +52,14 @@ fn run(field: &str, value: Value) -> std::process::Output {
         "quarry.wkt.Known",
         "-",
     ];
-    quarry(&args, &m.encode_to_vec())
+    quarry(&args, bytes)
+}
+
+/// The `Known` message with `field` set to `value`, through the CLI.
+fn run(field: &str, value: Value) -> std::process::Output {
+    let mut m = DynamicMessage::new(known());
+    m.set_field_by_name(field, value);
+    decode_known(&m.encode_to_vec())
 }
 
 fn json_of(field: &str, value: Value) -> String {
@@ -409,19 +413,8 @@ fn any_chain(levels: usize) -> Vec<u8> {
 
 #[test]
 fn any_chains_are_printed_to_a_bounded_depth() {
-    let proto = schema_path();
-    let args = [
-        "proto",
-        "decode",
-        "--json",
-        "--proto",
-        proto.to_str().expect("UTF-8 path"),
-        "--type",
-        "quarry.wkt.Known",
-        "-",
-    ];
     // Known, then one level per Any: 199 levels print.
-    let out = quarry(&args, &any_chain(198));
+    let out = decode_known(&any_chain(198));
     let json = common::success(&out);
     // (Deeper than serde_json reads by default: checked as text.)
     let layer = r#"{"@type":"x/google.protobuf.Any","value":"#;
@@ -433,7 +426,7 @@ fn any_chains_are_printed_to_a_bounded_depth() {
     assert_eq!(json.trim_end(), want);
     // Past MAX_JSON_DEPTH (200): an error, not a stack overflow.
     for levels in [200, 5_000] {
-        let out = quarry(&args, &any_chain(levels));
+        let out = decode_known(&any_chain(levels));
         assert_eq!(out.status.code(), Some(2), "{levels}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
