@@ -117,3 +117,49 @@ fn arena_for_allocates_once_and_the_decode_never() {
         assert_eq!(arena.stats().allocated_bytes, held, "{}", s.name);
     }
 }
+
+/// Encoding makes one allocation, the output of exactly its size, and gives
+/// back the input's bytes (the samples are prost's canonical encodings).
+#[test]
+fn encoding_allocates_the_output_only() {
+    for s in samples::all() {
+        let arena = Arena::new();
+        let record = quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
+        let (made, out) =
+            quarry_testkit::count_allocs(|| quarry_proto::encode_to_vec(table(s.root), record));
+        assert_eq!(made, 1, "{}: encode", s.name);
+        assert_eq!(out.capacity(), s.bytes.len(), "{}", s.name);
+        assert!(out == s.bytes, "{}: bytes differ", s.name);
+    }
+}
+
+/// A record nested past the walk's inline levels (the root and 31 below
+/// it) costs the encoder its stack besides: one allocation for one level
+/// more, and a `Vec`'s doublings for 200 levels (168 frames: capacity 4,
+/// 8, .. 256).
+#[test]
+fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
+    for (levels, allocations) in [(1usize, 1), (31, 1), (32, 2), (35, 2), (36, 3), (200, 8)] {
+        let mut input = Vec::new();
+        for _ in 0..levels {
+            let mut outer = vec![0x1A];
+            prost::encoding::encode_varint(input.len() as u64, &mut outer);
+            outer.extend(input);
+            input = outer;
+        }
+        let decoder = Decoder {
+            options: quarry::DecodeOptions {
+                max_depth: 1000,
+                ..quarry_proto::DEFAULT_OPTIONS
+            },
+            ..Decoder::new()
+        };
+        let arena = Arena::new();
+        let table = quarry_proto_tests::views::InnerView::TABLE;
+        let record = decoder.decode(table, &arena, &input).unwrap();
+        let (made, out) =
+            quarry_testkit::count_allocs(|| quarry_proto::encode_to_vec(table, record));
+        assert_eq!(made, allocations, "{levels} levels");
+        assert_eq!(out, input, "{levels} levels");
+    }
+}

@@ -10,7 +10,7 @@ mod common;
 use proptest::prelude::*;
 use prost::Message as _;
 use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
-use quarry_proto::{Decoder, INLINE_FRAMES, MessageRef, Reserve};
+use quarry_proto::{Decoder, INLINE_FRAMES, MessageRef, Record, Reserve};
 use quarry_proto_tests::views::{All3View, InnerView};
 use quarry_proto_tests::wa;
 
@@ -128,6 +128,48 @@ fn nesting_past_the_recursion_limit_decodes_every_level() {
         }
         assert_eq!(depth, levels);
     }
+}
+
+/// What the decoder accepts, the encoder and the text printer handle on
+/// any stack: a record of 20,000 levels (decoded with `max_depth` raised)
+/// encodes back to its input, and one of 2,000 prints, on a thread of
+/// 64 KiB, which recursion once per level would overflow. (The decode
+/// itself runs on the test's thread: the one-pass decoder recurses up to
+/// 100 levels, which debug builds' frames do not fit in 64 KiB.)
+#[test]
+fn deep_records_encode_and_print_on_a_small_stack() {
+    let decoder = with(|o| o.max_depth = u32::MAX);
+    let on_small_stack = |levels: usize, check: fn(usize, Record<'_>, &[u8])| {
+        let input = common::deep_inner(levels);
+        let arena = Arena::new();
+        let record = decoder.decode(InnerView::TABLE, &arena, &input).unwrap();
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(64 * 1024)
+                .spawn_scoped(scope, || check(levels, record, &input))
+                .unwrap()
+                .join()
+                .unwrap();
+        });
+    };
+    on_small_stack(20_000, |_, record, input| {
+        assert_eq!(
+            quarry_proto::encoded_len(InnerView::TABLE, record),
+            input.len()
+        );
+        assert!(quarry_proto::encode_to_vec(InnerView::TABLE, record) == input);
+    });
+    on_small_stack(2_000, |levels, record, _| {
+        // Each level opens `next {` one indent deeper and closes it after.
+        let mut expected = String::new();
+        for d in 0..levels {
+            expected += &format!("{}next {{\n", "  ".repeat(d));
+        }
+        for d in (0..levels).rev() {
+            expected += &format!("{}}}\n", "  ".repeat(d));
+        }
+        assert!(quarry_proto::text::to_text(InnerView::TABLE, record) == expected);
+    });
 }
 
 // ---------------------------------------------------------------------------

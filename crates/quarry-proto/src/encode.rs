@@ -3,12 +3,14 @@
 //! canonical varints and lengths, unknown fields after them as they came,
 //! so canonically encoded input comes back byte for byte.
 //!
-//! Both passes recurse once per level of nesting, which the decoder bounded
-//! by [`DecodeOptions::max_depth`](quarry::DecodeOptions::max_depth).
+//! Neither pass recurses: both walk the record with an explicit stack (see
+//! [`walk`](crate::walk)), so a record nested as deep as the decoder's
+//! `max_depth` allowed encodes on any thread's stack.
 
 use crate::record::{Record, Slot, UNKNOWN, Val};
 use crate::table::{FieldTable, Kind, Label, MessageRef};
-use crate::wire::{EGROUP, I32, I64, LEN, SGROUP, VARINT, varint_len, write_varint, zigzag_encode};
+use crate::walk::{Frame, Step, Walk};
+use crate::wire::{EGROUP, I32, I64, LEN, SGROUP, VARINT, varint_len, zigzag_encode};
 
 /// The encoding of a varint-kind value as stored (see
 /// [`Record::scalar`]).
@@ -35,15 +37,6 @@ fn scalar_len(kind: Kind, v: u64) -> usize {
         I64 => 8,
         I32 => 4,
         _ => varint_len(varint_of(kind, v)),
-    }
-}
-
-#[inline]
-fn write_scalar(out: &mut Vec<u8>, kind: Kind, v: u64) {
-    match kind.wire_type() {
-        I64 => out.extend_from_slice(&v.to_le_bytes()),
-        I32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
-        _ => write_varint(out, varint_of(kind, v)),
     }
 }
 
@@ -77,16 +70,50 @@ fn skip_default(f: &FieldTable, val: &Val<'_>) -> bool {
 }
 
 /// Bytes [`encode_to_vec`] writes for `record` as a `message`.
+///
+/// One walk over the record and its nested messages, which adds up every
+/// message's length from its fields'.
 pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
-    let table = message.table();
-    let mut n = 0usize;
-    for slot in record.present() {
-        n += slot_len(message, table.fields.get(slot.field as usize), slot);
-    }
-    n
+    measure(Walk::new(message, record)).0
 }
 
-fn slot_len(message: MessageRef, f: Option<&FieldTable>, slot: &Slot<'_>) -> usize {
+/// The length of the record `walk` walks, and the walk's spill buffer for
+/// the writing walk to reuse.
+fn measure(mut walk: Walk<'_, false>) -> (usize, Vec<Frame<'_>>) {
+    while let Some(step) = walk.next() {
+        let add = match step {
+            Step::Leaf {
+                message,
+                field,
+                slot,
+            } => leaf_len(message, field, slot),
+            Step::Enter { .. } => continue,
+            Step::Leave {
+                field: Some(f),
+                mark: body,
+            } => framed_len(f, body),
+            Step::Leave { field: None, mark } => return (mark, walk.into_spill()),
+        };
+        let total = walk.mark() + add;
+        walk.set_mark(total);
+    }
+    (0, walk.into_spill())
+}
+
+/// Bytes message field `f` takes with a body of `body` bytes: tag and
+/// length prefix, or a group's start and end tags.
+fn framed_len(f: &FieldTable, body: usize) -> usize {
+    let t = varint_len(tag(f.number, f.kind.wire_type()));
+    if f.kind == Kind::Group {
+        2 * t + body
+    } else {
+        t + varint_len(body as u64) + body
+    }
+}
+
+/// Bytes a slot other than a nested message takes: a known field's
+/// (`f`), or an unknown field's.
+fn leaf_len(message: MessageRef, f: Option<&FieldTable>, slot: &Slot<'_>) -> usize {
     let Some(f) = f.filter(|_| slot.field != UNKNOWN) else {
         return unknown_len(message, slot);
     };
@@ -95,21 +122,11 @@ fn slot_len(message: MessageRef, f: Option<&FieldTable>, slot: &Slot<'_>) -> usi
     }
     let kind = f.kind;
     let t = varint_len(tag(f.number, kind.wire_type()));
-    let sub = message.sub_message(f);
-    let msg_len = |rec: Record<'_>| {
-        let body = encoded_len(sub, rec);
-        if kind == Kind::Group {
-            2 * t + body
-        } else {
-            t + varint_len(body as u64) + body
-        }
-    };
     match &slot.val {
         Val::Scalar(v) => t + scalar_len(kind, *v),
         Val::Str(s) => t + varint_len(s.len() as u64) + s.len(),
         Val::Bytes(b) => t + varint_len(b.len() as u64) + b.len(),
-        Val::Msg(slots) => msg_len(Record::new(slots)),
-        Val::Scalars([]) | Val::Absent => 0,
+        Val::Scalars([]) | Val::Absent | Val::Msg(_) | Val::Msgs(_) => 0,
         Val::Scalars(list) => {
             let body: usize = list.iter().map(|&v| scalar_len(kind, v)).sum();
             if f.packed {
@@ -127,7 +144,6 @@ fn slot_len(message: MessageRef, f: Option<&FieldTable>, slot: &Slot<'_>) -> usi
             .iter()
             .map(|b| t + varint_len(b.len() as u64) + b.len())
             .sum(),
-        Val::Msgs(list) => list.iter().map(|m| msg_len(Record::new(m))).sum(),
         Val::Raw(_) | Val::PackedRejects(_) => unknown_len(message, slot),
     }
 }
@@ -158,7 +174,13 @@ fn unknown_len(message: MessageRef, slot: &Slot<'_>) -> usize {
 }
 
 /// Encode `record` as a `message`: exactly [`encoded_len`] bytes in one
-/// allocation.
+/// allocation (a record nested more than 31 levels deep adds one, for the
+/// walk's stack).
+///
+/// The bytes are written back to front, so a nested message's length is
+/// known, from where its body ended, when its prefix is written: every
+/// length is computed once, and nothing recurses however deep the record
+/// nests.
 ///
 /// ```
 /// # use quarry_proto::*;
@@ -172,44 +194,124 @@ fn unknown_len(message: MessageRef, slot: &Slot<'_>) -> usize {
 /// # Ok::<(), quarry::DecodeError>(())
 /// ```
 pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
-    let len = encoded_len(message, record);
-    let mut out = Vec::with_capacity(len);
-    write_message(&mut out, message, record);
-    debug_assert_eq!(out.len(), len);
+    let (len, spill) = measure(Walk::new(message, record));
+    let mut out = vec![0u8; len];
+    let mut back = Back {
+        buf: &mut out,
+        pos: len,
+    };
+    let mut walk = Walk::<true>::reusing(message, record, spill);
+    while let Some(step) = walk.next() {
+        match step {
+            Step::Leaf {
+                message,
+                field,
+                slot,
+            } => {
+                let n = leaf_len(message, field, slot);
+                let mut fwd = back.claim(n);
+                match field.filter(|_| slot.field != UNKNOWN) {
+                    Some(f) => write_leaf(&mut fwd, message, f, slot),
+                    None => write_unknown(&mut fwd, message, slot),
+                }
+                debug_assert!(fwd.is_full(), "leaf_len and write_leaf disagree");
+            }
+            Step::Enter { field, .. } => {
+                if field.kind == Kind::Group {
+                    back.varint(tag(field.number, EGROUP));
+                }
+                walk.set_mark(back.pos);
+            }
+            Step::Leave {
+                field: Some(f),
+                mark: body_end,
+            } => {
+                if f.kind != Kind::Group {
+                    back.varint(body_end.saturating_sub(back.pos) as u64);
+                }
+                back.varint(tag(f.number, f.kind.wire_type()));
+            }
+            Step::Leave { field: None, .. } => {}
+        }
+    }
+    debug_assert_eq!(back.pos, 0, "encoded_len and encode_to_vec disagree");
     out
 }
 
-fn write_message(out: &mut Vec<u8>, message: MessageRef, record: Record<'_>) {
-    let table = message.table();
-    for slot in record.present() {
-        match table.fields.get(slot.field as usize) {
-            Some(f) if slot.field != UNKNOWN => write_slot(out, message, f, slot),
-            _ => write_unknown(out, message, slot),
+/// The output, filled from its end towards its start.
+struct Back<'o> {
+    buf: &'o mut [u8],
+    /// Bytes before this are not written yet.
+    pos: usize,
+}
+
+impl Back<'_> {
+    /// The `n` bytes before what is written, to be filled front to back.
+    fn claim(&mut self, n: usize) -> Fwd<'_> {
+        let end = self.pos;
+        self.pos = end.saturating_sub(n);
+        Fwd {
+            buf: self.buf.get_mut(self.pos..end).unwrap_or_default(),
+            at: 0,
         }
+    }
+
+    fn varint(&mut self, v: u64) {
+        write_varint(&mut self.claim(varint_len(v)), v);
     }
 }
 
-fn write_slot(out: &mut Vec<u8>, message: MessageRef, f: &FieldTable, slot: &Slot<'_>) {
+/// A region of the output filled front to back.
+struct Fwd<'o> {
+    buf: &'o mut [u8],
+    at: usize,
+}
+
+impl Fwd<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.at + bytes.len();
+        if let Some(dst) = self.buf.get_mut(self.at..end) {
+            dst.copy_from_slice(bytes);
+        }
+        self.at = end;
+    }
+
+    fn is_full(&self) -> bool {
+        self.at == self.buf.len()
+    }
+}
+
+fn write_varint(out: &mut Fwd<'_>, mut v: u64) {
+    let mut bytes = [0u8; 10];
+    let mut n = 0;
+    while v >= 0x80 {
+        bytes[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    bytes[n] = v as u8;
+    out.put(&bytes[..=n]);
+}
+
+fn write_scalar(out: &mut Fwd<'_>, kind: Kind, v: u64) {
+    match kind.wire_type() {
+        I64 => out.put(&v.to_le_bytes()),
+        I32 => out.put(&(v as u32).to_le_bytes()),
+        _ => write_varint(out, varint_of(kind, v)),
+    }
+}
+
+/// Write a known field's slot other than a nested message.
+fn write_leaf(out: &mut Fwd<'_>, message: MessageRef, f: &FieldTable, slot: &Slot<'_>) {
     if skip_default(f, &slot.val) {
         return;
     }
     let kind = f.kind;
     let t = tag(f.number, kind.wire_type());
-    let sub = message.sub_message(f);
-    let write_msg = |out: &mut Vec<u8>, rec: Record<'_>| {
-        write_varint(out, t);
-        if kind == Kind::Group {
-            write_message(out, sub, rec);
-            write_varint(out, tag(f.number, EGROUP));
-        } else {
-            write_varint(out, encoded_len(sub, rec) as u64);
-            write_message(out, sub, rec);
-        }
-    };
-    let write_bytes = |out: &mut Vec<u8>, b: &[u8]| {
+    let write_bytes = |out: &mut Fwd<'_>, b: &[u8]| {
         write_varint(out, t);
         write_varint(out, b.len() as u64);
-        out.extend_from_slice(b);
+        out.put(b);
     };
     match &slot.val {
         Val::Scalar(v) => {
@@ -218,8 +320,7 @@ fn write_slot(out: &mut Vec<u8>, message: MessageRef, f: &FieldTable, slot: &Slo
         }
         Val::Str(s) => write_bytes(out, s.as_bytes()),
         Val::Bytes(b) => write_bytes(out, b),
-        Val::Msg(slots) => write_msg(out, Record::new(slots)),
-        Val::Scalars([]) | Val::Absent => {}
+        Val::Scalars([]) | Val::Absent | Val::Msg(_) | Val::Msgs(_) => {}
         Val::Scalars(list) => {
             if f.packed {
                 let body: usize = list.iter().map(|&v| scalar_len(kind, v)).sum();
@@ -237,12 +338,11 @@ fn write_slot(out: &mut Vec<u8>, message: MessageRef, f: &FieldTable, slot: &Slo
         }
         Val::Strs(list) => list.iter().for_each(|s| write_bytes(out, s.as_bytes())),
         Val::BytesList(list) => list.iter().for_each(|b| write_bytes(out, b)),
-        Val::Msgs(list) => list.iter().for_each(|m| write_msg(out, Record::new(m))),
         Val::Raw(_) | Val::PackedRejects(_) => write_unknown(out, message, slot),
     }
 }
 
-fn write_unknown(out: &mut Vec<u8>, message: MessageRef, slot: &Slot<'_>) {
+fn write_unknown(out: &mut Fwd<'_>, message: MessageRef, slot: &Slot<'_>) {
     match slot.val {
         Val::Raw(value) => {
             let t = u64::from(slot.aux);
@@ -250,13 +350,13 @@ fn write_unknown(out: &mut Vec<u8>, message: MessageRef, slot: &Slot<'_>) {
             match (slot.aux & 7) as u8 {
                 LEN => {
                     write_varint(out, value.len() as u64);
-                    out.extend_from_slice(value);
+                    out.put(value);
                 }
                 SGROUP => {
-                    out.extend_from_slice(value);
+                    out.put(value);
                     write_varint(out, t + 1);
                 }
-                _ => out.extend_from_slice(value),
+                _ => out.put(value),
             }
         }
         Val::PackedRejects(payload) => {

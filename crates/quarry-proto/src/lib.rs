@@ -40,6 +40,7 @@ mod table;
 pub mod text;
 mod two_pass;
 mod values;
+mod walk;
 pub mod wire;
 
 pub use decode::{

@@ -66,11 +66,29 @@ pub(crate) fn in_reader_order(slots: &[Slot<'_>]) -> bool {
     known.windows(2).all(|w| w[0].field < w[1].field) && unknown.iter().all(|s| s.field == UNKNOWN)
 }
 
-impl Slot<'_> {
+impl<'a> Slot<'a> {
     /// A field of a dense record the input did not set.
     #[inline]
     pub(crate) fn is_absent(&self) -> bool {
         matches!(self.val, Val::Absent)
+    }
+
+    /// The unknown field an [`UNKNOWN`] slot holds.
+    pub(crate) fn as_unknown(&self) -> UnknownField<'a> {
+        match self.val {
+            Val::PackedRejects(payload) => UnknownField::PackedEnumRejects {
+                field_index: self.aux,
+                payload,
+            },
+            Val::Raw(value) => UnknownField::Raw {
+                tag: self.aux,
+                value,
+            },
+            _ => UnknownField::Raw {
+                tag: self.aux,
+                value: &[],
+            },
+        }
     }
 }
 
@@ -84,6 +102,11 @@ impl Default for Record<'_> {
 impl<'a> Record<'a> {
     pub(crate) fn new(slots: &'a [Slot<'a>]) -> Self {
         Self { slots }
+    }
+
+    /// Its slots, absent ones (of a dense record) included.
+    pub(crate) fn slots(self) -> &'a [Slot<'a>] {
+        self.slots
     }
 
     /// The slot of known field `field` (an index into the table's fields).
@@ -199,17 +222,7 @@ impl<'a> Record<'a> {
     /// enum does not list), in input order.
     pub fn unknown_fields(self) -> impl Iterator<Item = UnknownField<'a>> + 'a {
         let start = self.slots.partition_point(|s| s.field != UNKNOWN);
-        self.slots[start..].iter().map(|s| match s.val {
-            Val::PackedRejects(payload) => UnknownField::PackedEnumRejects {
-                field_index: s.aux,
-                payload,
-            },
-            Val::Raw(value) => UnknownField::Raw { tag: s.aux, value },
-            _ => UnknownField::Raw {
-                tag: s.aux,
-                value: &[],
-            },
-        })
+        self.slots[start..].iter().map(Slot::as_unknown)
     }
 
     /// Number of known fields present.

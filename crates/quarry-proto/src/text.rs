@@ -4,15 +4,17 @@
 //! floats as `%g` with the shortest of 6/9 (`float`) or 15/17 (`double`)
 //! digits that reads back, unknown fields by number.
 //!
-//! Nesting recurses once per level, which the decoder bounded by
-//! `max_depth`.
+//! Nested messages are followed with an explicit stack, not by recursion,
+//! so a record of any depth the decoder accepted prints on any thread's
+//! stack.
 
 use std::fmt::Write as _;
 
 use crate::UnknownField;
 use crate::json::format_g;
-use crate::record::Record;
+use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, Label, MessageRef};
+use crate::walk::{Step, Walk};
 use crate::wire::{I32, I64, LEN, SGROUP, VARINT};
 
 /// The text format of `record` as a `message`.
@@ -32,7 +34,31 @@ use crate::wire::{I32, I64, LEN, SGROUP, VARINT};
 /// ```
 pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
     let mut out = String::new();
-    write_message(&mut out, message, record, 0);
+    let mut walk = Walk::<false>::new(message, record);
+    while let Some(step) = walk.next() {
+        let depth = walk.depth();
+        match step {
+            Step::Leaf {
+                message,
+                field: Some(f),
+                slot,
+            } => write_field(&mut out, message, f, slot, depth),
+            Step::Leaf { message, slot, .. } => {
+                write_unknown(&mut out, message, slot.as_unknown(), depth);
+            }
+            Step::Enter { message, field } => {
+                // The walk is in the nested message already.
+                let outer = depth.saturating_sub(1);
+                indent(&mut out, outer);
+                let _ = writeln!(out, "{} {{", field_name(message, field));
+            }
+            Step::Leave { field: Some(_), .. } => {
+                indent(&mut out, depth);
+                out.push_str("}\n");
+            }
+            Step::Leave { field: None, .. } => {}
+        }
+    }
     out
 }
 
@@ -42,67 +68,40 @@ fn indent(out: &mut String, depth: usize) {
     }
 }
 
-fn write_message(out: &mut String, message: MessageRef, record: Record<'_>, depth: usize) {
-    let table = message.table();
-    for (i, f) in table.fields.iter().enumerate() {
-        let idx = i as u32;
-        let name = field_name(message, f);
-        if f.is_repeated() {
-            match f.kind {
-                Kind::Message | Kind::Group => {
-                    let sub = message.sub_message(f);
-                    for m in record.messages(idx) {
-                        write_nested(out, &name, sub, m, depth);
-                    }
-                }
-                Kind::String => {
-                    for s in record.strs(idx) {
-                        line(out, depth, &name, &quote(s.as_bytes()));
-                    }
-                    for b in record.bytes_list(idx) {
-                        line(out, depth, &name, &quote(b));
-                    }
-                }
-                Kind::Bytes => {
-                    for b in record.bytes_list(idx) {
-                        line(out, depth, &name, &quote(b));
-                    }
-                }
-                _ => {
-                    for &v in record.scalars(idx) {
-                        line(out, depth, &name, &scalar(message, f, v));
-                    }
-                }
-            }
-            continue;
-        }
-        if !record.has(idx) {
-            continue;
-        }
-        match f.kind {
-            Kind::Message | Kind::Group => {
-                if let Some(m) = record.message(idx) {
-                    write_nested(out, &name, message.sub_message(f), m, depth);
-                }
-            }
-            Kind::String | Kind::Bytes => {
-                let b = record.bytes(idx).unwrap_or_default();
-                if f.label == Label::Implicit && b.is_empty() {
-                    continue;
-                }
-                line(out, depth, &name, &quote(b));
-            }
-            _ => {
-                let v = record.scalar(idx).unwrap_or(0);
-                if f.label == Label::Implicit && v == 0 {
-                    continue;
-                }
+/// The lines of a known field's slot other than a nested message. Fields
+/// with implicit presence leave out their default, as `protoc` does.
+fn write_field(
+    out: &mut String,
+    message: MessageRef,
+    f: &FieldTable,
+    slot: &Slot<'_>,
+    depth: usize,
+) {
+    let name = field_name(message, f);
+    let implicit = f.label == Label::Implicit;
+    match slot.val {
+        Val::Scalar(v) if !(implicit && v == 0) => line(out, depth, &name, &scalar(message, f, v)),
+        Val::Str(s) if !(implicit && s.is_empty()) => line(out, depth, &name, &quote(s.as_bytes())),
+        Val::Bytes(b) if !(implicit && b.is_empty()) => line(out, depth, &name, &quote(b)),
+        Val::Scalars(list) => {
+            for &v in list {
                 line(out, depth, &name, &scalar(message, f, v));
             }
         }
-    }
-    for u in record.unknown_fields() {
-        write_unknown(out, message, u, depth);
+        Val::Strs(list) => {
+            for s in list {
+                line(out, depth, &name, &quote(s.as_bytes()));
+            }
+        }
+        Val::BytesList(list) => {
+            for b in list {
+                line(out, depth, &name, &quote(b));
+            }
+        }
+        Val::Raw(_) | Val::PackedRejects(_) => {
+            write_unknown(out, message, slot.as_unknown(), depth)
+        }
+        _ => {}
     }
 }
 
@@ -118,14 +117,6 @@ fn field_name(message: MessageRef, f: &FieldTable) -> String {
 fn line(out: &mut String, depth: usize, name: &str, value: &str) {
     indent(out, depth);
     let _ = writeln!(out, "{name}: {value}");
-}
-
-fn write_nested(out: &mut String, name: &str, sub: MessageRef, rec: Record<'_>, depth: usize) {
-    indent(out, depth);
-    let _ = writeln!(out, "{name} {{");
-    write_message(out, sub, rec, depth + 1);
-    indent(out, depth);
-    out.push_str("}\n");
 }
 
 fn write_unknown(out: &mut String, message: MessageRef, u: UnknownField<'_>, depth: usize) {
