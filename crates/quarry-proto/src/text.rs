@@ -14,8 +14,9 @@ use crate::UnknownField;
 use crate::json::format_g;
 use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, Label, MessageRef};
+use crate::values::{skip_group, skip_plain};
 use crate::walk::{Step, Walk};
-use crate::wire::{I32, I64, LEN, SGROUP, VARINT};
+use crate::wire::{EGROUP, I32, I64, LEN, SGROUP, VARINT, read_tag};
 
 /// The text format of `record` as a `message`.
 ///
@@ -34,7 +35,7 @@ use crate::wire::{I32, I64, LEN, SGROUP, VARINT};
 /// ```
 pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
     let mut out = String::new();
-    let mut walk = Walk::<false>::new(message, record);
+    let mut walk = Walk::<false>::new(message, record).sorting_maps();
     while let Some(step) = walk.next() {
         let depth = walk.depth();
         match step {
@@ -46,13 +47,42 @@ pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
             Step::Leaf { message, slot, .. } => {
                 write_unknown(&mut out, message, slot.as_unknown(), depth);
             }
-            Step::Enter { message, field } => {
+            Step::Enter {
+                message,
+                field,
+                record,
+            } => {
                 // The walk is in the nested message already.
-                let outer = depth.saturating_sub(1);
-                indent(&mut out, outer);
+                indent(&mut out, depth.saturating_sub(1));
                 let _ = writeln!(out, "{} {{", field_name(message, field));
+                let entry = message.sub_message(field);
+                if entry.table().map_entry {
+                    // A map entry prints its key and value even when the
+                    // input left them out (at their defaults), as protobuf's
+                    // printer does: the key now, the value before the
+                    // entry's closing brace (the mark says so).
+                    let absent = |number| {
+                        entry
+                            .table()
+                            .field_index(number)
+                            .is_none_or(|i| !record.has(i))
+                    };
+                    if absent(1) {
+                        write_default(&mut out, entry, 1, depth);
+                    }
+                    walk.set_mark(usize::from(absent(2)));
+                }
             }
-            Step::Leave { field: Some(_), .. } => {
+            Step::Leave {
+                field: Some(field),
+                mark,
+            } => {
+                // Only map entries set a mark: their value is absent.
+                if mark == 1
+                    && let Some(parent) = walk.message()
+                {
+                    write_default(&mut out, parent.sub_message(field), 2, depth + 1);
+                }
                 indent(&mut out, depth);
                 out.push_str("}\n");
             }
@@ -60,6 +90,28 @@ pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
         }
     }
     out
+}
+
+/// The line(s) of field `number` of a map entry at its default.
+fn write_default(out: &mut String, entry: MessageRef, number: u32, depth: usize) {
+    let table = entry.table();
+    let Some(f) = table
+        .field_index(number)
+        .and_then(|i| table.fields.get(i as usize))
+    else {
+        return;
+    };
+    let name = field_name(entry, f);
+    match f.kind {
+        Kind::Message | Kind::Group => {
+            indent(out, depth);
+            let _ = writeln!(out, "{name} {{");
+            indent(out, depth);
+            out.push_str("}\n");
+        }
+        Kind::String | Kind::Bytes => line(out, depth, &name, "\"\""),
+        _ => line(out, depth, &name, &scalar(entry, f, 0)),
+    }
 }
 
 fn indent(out: &mut String, depth: usize) {
@@ -122,27 +174,7 @@ fn line(out: &mut String, depth: usize, name: &str, value: &str) {
 fn write_unknown(out: &mut String, message: MessageRef, u: UnknownField<'_>, depth: usize) {
     match u {
         UnknownField::Raw { tag, value } => {
-            let number = tag >> 3;
-            let text = match (tag & 7) as u8 {
-                VARINT => {
-                    let mut pos = 0;
-                    let v = crate::wire::read_varint(value, &mut pos, value.len()).unwrap_or(0);
-                    v.to_string()
-                }
-                I64 => {
-                    let mut b = [0u8; 8];
-                    b.copy_from_slice(value.get(..8).unwrap_or(&[0; 8]));
-                    format!("0x{:016x}", u64::from_le_bytes(b))
-                }
-                I32 => {
-                    let mut b = [0u8; 4];
-                    b.copy_from_slice(value.get(..4).unwrap_or(&[0; 4]));
-                    format!("0x{:08x}", u32::from_le_bytes(b))
-                }
-                LEN | SGROUP => quote(value),
-                _ => String::new(),
-            };
-            line(out, depth, &number.to_string(), &text);
+            UnknownPrinter { out, depth }.field(tag >> 3, (tag & 7) as u8, value);
         }
         UnknownField::PackedEnumRejects {
             field_index,
@@ -163,6 +195,173 @@ fn write_unknown(out: &mut String, message: MessageRef, u: UnknownField<'_>, dep
             }
         }
     }
+}
+
+/// How many levels of length-delimited unknown fields inside one another
+/// protobuf's printer tries to print as messages (its
+/// `kUnknownFieldRecursionLimit`); deeper ones print as strings.
+const UNKNOWN_MESSAGE_LEVELS: i32 = 10;
+
+/// Prints unknown fields as protobuf's printer does: a varint in decimal,
+/// fixed values in hex, a group as a nested block, and a length-delimited
+/// value as a nested block when its bytes read as fields (within
+/// [`UNKNOWN_MESSAGE_LEVELS`]), as a string otherwise.
+struct UnknownPrinter<'o> {
+    out: &'o mut String,
+    /// Indentation of the field the printer starts with.
+    depth: usize,
+}
+
+/// A nested block of unknown fields being printed.
+struct Block<'v> {
+    /// Its fields not printed yet.
+    rest: &'v [u8],
+    /// What is left of [`UNKNOWN_MESSAGE_LEVELS`] inside it.
+    budget: i32,
+}
+
+impl UnknownPrinter<'_> {
+    /// Print unknown field `number` of wire type `wt` with `value` (the
+    /// bytes after the tag, as [`UnknownField::Raw`] holds them), and
+    /// whatever it nests, with an explicit stack: groups nest as deep as
+    /// the decoder allowed.
+    fn field(&mut self, number: u32, wt: u8, value: &[u8]) {
+        let mut blocks: Vec<Block<'_>> = Vec::new();
+        self.one(number, wt, value, UNKNOWN_MESSAGE_LEVELS, &mut blocks);
+        while let Some(top) = blocks.last_mut() {
+            let budget = top.budget;
+            let Some((number, wt, value, rest)) = next_field(top.rest) else {
+                // The block is done (or holds what no longer reads as
+                // fields, which the checks before it was opened rule
+                // out).
+                blocks.pop();
+                indent(self.out, self.depth + blocks.len());
+                self.out.push_str("}\n");
+                continue;
+            };
+            top.rest = rest;
+            self.one(number, wt, value, budget, &mut blocks);
+        }
+    }
+
+    /// Print one field at the current nesting; a block opens on `blocks`.
+    fn one<'v>(
+        &mut self,
+        number: u32,
+        wt: u8,
+        value: &'v [u8],
+        budget: i32,
+        blocks: &mut Vec<Block<'v>>,
+    ) {
+        let depth = self.depth + blocks.len();
+        let name = number.to_string();
+        let text = match wt {
+            VARINT => {
+                let mut pos = 0;
+                let v = crate::wire::read_varint(value, &mut pos, value.len()).unwrap_or(0);
+                v.to_string()
+            }
+            I64 => {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(value.get(..8).unwrap_or(&[0; 8]));
+                format!("0x{:016x}", u64::from_le_bytes(b))
+            }
+            I32 => {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(value.get(..4).unwrap_or(&[0; 4]));
+                format!("0x{:08x}", u32::from_le_bytes(b))
+            }
+            LEN if value.is_empty() || budget <= 0 || !reads_as_fields(value, budget) => {
+                quote(value)
+            }
+            LEN | SGROUP => {
+                indent(self.out, depth);
+                let _ = writeln!(self.out, "{name} {{");
+                blocks.push(Block {
+                    rest: value,
+                    budget: budget - 1,
+                });
+                return;
+            }
+            _ => String::new(),
+        };
+        line(self.out, depth, &name, &text);
+    }
+}
+
+/// The first field of `bytes`: its number, wire type, value (as
+/// [`UnknownField::Raw`] holds it) and the bytes after it.
+fn next_field(bytes: &[u8]) -> Option<(u32, u8, &[u8], &[u8])> {
+    let end = bytes.len();
+    let mut pos = 0;
+    let (number, wt) = read_tag(bytes, &mut pos, end).ok()?;
+    let start = pos;
+    let value_end = match wt {
+        SGROUP => {
+            let body_end = skip_group(bytes, &mut pos, end, number, u32::MAX, u32::MAX).ok()?;
+            let value = bytes.get(start..body_end)?;
+            return Some((number, wt, value, bytes.get(pos..)?));
+        }
+        LEN => {
+            let (s, e) = crate::wire::read_len(bytes, &mut pos, end).ok()?;
+            let value = bytes.get(s..e)?;
+            return Some((number, wt, value, bytes.get(e..)?));
+        }
+        _ => {
+            skip_plain(bytes, &mut pos, end, wt).ok()?;
+            pos
+        }
+    };
+    Some((
+        number,
+        wt,
+        bytes.get(start..value_end)?,
+        bytes.get(value_end..)?,
+    ))
+}
+
+/// True if `payload` reads, to its end, as protobuf fields: valid tags, no
+/// end-group without its start, groups closed by their own number and
+/// nested at most `max_groups` deep. (What protobuf's printer checks by
+/// parsing the bytes as an unknown field set under that recursion limit.)
+fn reads_as_fields(payload: &[u8], max_groups: i32) -> bool {
+    let end = payload.len();
+    let mut pos = 0;
+    // Group numbers open; `max_groups` is at most UNKNOWN_MESSAGE_LEVELS.
+    let mut open = [0u32; UNKNOWN_MESSAGE_LEVELS as usize];
+    let mut depth = 0usize;
+    while pos < end {
+        let Ok((number, wt)) = read_tag(payload, &mut pos, end) else {
+            return false;
+        };
+        match wt {
+            SGROUP => {
+                if depth as i32 >= max_groups {
+                    return false;
+                }
+                let Some(slot) = open.get_mut(depth) else {
+                    return false;
+                };
+                *slot = number;
+                depth += 1;
+            }
+            EGROUP => {
+                let Some(d) = depth.checked_sub(1) else {
+                    return false;
+                };
+                if open.get(d) != Some(&number) {
+                    return false;
+                }
+                depth = d;
+            }
+            _ => {
+                if skip_plain(payload, &mut pos, end, wt).is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+    depth == 0
 }
 
 fn scalar(message: MessageRef, f: &FieldTable, v: u64) -> String {

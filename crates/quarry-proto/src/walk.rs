@@ -9,8 +9,10 @@
 //! ordinary messages allocates nothing, and the levels below them in a
 //! `Vec`.
 
+use std::cmp::Ordering;
+
 use crate::record::{Record, Slot, UNKNOWN, Val};
-use crate::table::{FieldTable, MessageRef};
+use crate::table::{FieldTable, Kind, MessageRef};
 
 /// Levels of nesting the walk tracks without allocating.
 pub(crate) const INLINE_LEVELS: usize = 32;
@@ -26,11 +28,12 @@ pub(crate) enum Step<'r> {
         field: Option<&'static FieldTable>,
         slot: &'r Slot<'r>,
     },
-    /// The start of a nested message: the value, or one element, of
-    /// `field` of a message of type `message`.
+    /// The start of a nested message, `record`: the value, or one
+    /// element, of `field` of a message of type `message`.
     Enter {
         message: MessageRef,
         field: &'static FieldTable,
+        record: Record<'r>,
     },
     /// The end of a nested message (`field` as at its `Enter`), or of the
     /// root (`None`). `mark` is what the consumer set with
@@ -41,8 +44,16 @@ pub(crate) enum Step<'r> {
     },
 }
 
+/// The elements of a repeated message field not visited yet.
+enum Elements<'r> {
+    /// In input order.
+    Slice(&'r [&'r [Slot<'r>]]),
+    /// A map's entries in key order, one per key (see
+    /// [`Walk::sorting_maps`]).
+    Sorted(std::vec::IntoIter<&'r [Slot<'r>]>),
+}
+
 /// One message being walked.
-#[derive(Clone, Copy)]
 pub(crate) struct Frame<'r> {
     message: MessageRef,
     /// The field this message is the value of; `None` for the root.
@@ -51,7 +62,7 @@ pub(crate) struct Frame<'r> {
     rest: &'r [Slot<'r>],
     /// While a repeated message field is walked: the field and the
     /// elements not visited yet.
-    list: Option<(&'static FieldTable, &'r [&'r [Slot<'r>]])>,
+    list: Option<(&'static FieldTable, Elements<'r>)>,
     mark: usize,
 }
 
@@ -74,6 +85,7 @@ pub(crate) struct Walk<'r, const REVERSE: bool> {
     inline_len: usize,
     /// Levels below the inline ones.
     spill: Vec<Frame<'r>>,
+    sort_maps: bool,
 }
 
 /// The first element of `s` and the rest, or with `REVERSE` the last.
@@ -102,12 +114,21 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     ) -> Self {
         spill.clear();
         let mut walk = Self {
-            inline: [None; INLINE_LEVELS],
+            inline: std::array::from_fn(|_| None),
             inline_len: 0,
             spill,
+            sort_maps: false,
         };
         walk.push(Frame::new(message, None, record.slots()));
         walk
+    }
+
+    /// Visit a map field's entries as protobuf's text printer does: in key
+    /// order, and of entries with equal keys only the last (the one a map
+    /// keeps). Forward walks only.
+    pub(crate) fn sorting_maps(mut self) -> Self {
+        self.sort_maps = !REVERSE;
+        self
     }
 
     /// The buffer of the levels past the inline ones, for
@@ -134,6 +155,12 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     /// The mark of the message the walk is in; 0 once the root has left.
     pub(crate) fn mark(&mut self) -> usize {
         self.top().map_or(0, |top| top.mark)
+    }
+
+    /// The type of the message the walk is in; `None` once the root has
+    /// left.
+    pub(crate) fn message(&mut self) -> Option<MessageRef> {
+        self.top().map(|top| top.message)
     }
 
     fn top(&mut self) -> Option<&mut Frame<'r>> {
@@ -168,21 +195,29 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     /// The next step, `None` after the root's `Leave`.
     pub(crate) fn next(&mut self) -> Option<Step<'r>> {
         loop {
+            let sort_maps = self.sort_maps;
             let top = self.top()?;
             let message = top.message;
-            if let Some((field, elements)) = top.list {
-                match take::<_, REVERSE>(elements) {
-                    Some((&element, rest)) => {
-                        top.list = Some((field, rest));
-                        let child = Frame::new(message.sub_message(field), Some(field), element);
-                        self.push(child);
-                        return Some(Step::Enter { message, field });
-                    }
-                    None => {
-                        top.list = None;
-                        continue;
-                    }
-                }
+            if let Some((field, elements)) = &mut top.list {
+                let field = *field;
+                let next = match elements {
+                    Elements::Slice(slice) => take::<_, REVERSE>(slice).map(|(&element, rest)| {
+                        *slice = rest;
+                        element
+                    }),
+                    Elements::Sorted(sorted) => sorted.next(),
+                };
+                let Some(element) = next else {
+                    top.list = None;
+                    continue;
+                };
+                let child = Frame::new(message.sub_message(field), Some(field), element);
+                self.push(child);
+                return Some(Step::Enter {
+                    message,
+                    field,
+                    record: Record::new(element),
+                });
             }
             let Some((slot, rest)) = take::<_, REVERSE>(top.rest) else {
                 let done = self.pop()?;
@@ -201,9 +236,21 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
                 (Some(field), Val::Msg(slots)) => {
                     let child = Frame::new(message.sub_message(field), Some(field), slots);
                     self.push(child);
-                    return Some(Step::Enter { message, field });
+                    return Some(Step::Enter {
+                        message,
+                        field,
+                        record: Record::new(slots),
+                    });
                 }
-                (Some(field), Val::Msgs(elements)) => top.list = Some((field, elements)),
+                (Some(field), Val::Msgs(elements)) => {
+                    let entry = message.sub_message(field);
+                    let elements = if sort_maps && entry.table().map_entry {
+                        Elements::Sorted(map_in_key_order(entry, elements).into_iter())
+                    } else {
+                        Elements::Slice(elements)
+                    };
+                    top.list = Some((field, elements));
+                }
                 _ => {
                     return Some(Step::Leaf {
                         message,
@@ -214,4 +261,56 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
             }
         }
     }
+}
+
+/// A map's entries sorted by key (integers by value, signed or not as the
+/// key's type says, strings bytewise, `false` before `true`), and of
+/// entries with equal keys the last.
+fn map_in_key_order<'r>(entry: MessageRef, elements: &'r [&'r [Slot<'r>]]) -> Vec<&'r [Slot<'r>]> {
+    let table = entry.table();
+    let key = table.field_index(1);
+    let kind = key
+        .and_then(|k| table.fields.get(k as usize))
+        .map(|f| f.kind);
+    let key_cmp = |a: &[Slot<'_>], b: &[Slot<'_>]| -> Ordering {
+        let (a, b) = (Record::new(a), Record::new(b));
+        let Some(k) = key else {
+            return Ordering::Equal;
+        };
+        match kind {
+            Some(Kind::String | Kind::Bytes) => {
+                let (a, b) = (
+                    a.bytes(k).unwrap_or_default(),
+                    b.bytes(k).unwrap_or_default(),
+                );
+                a.cmp(b)
+            }
+            Some(
+                Kind::Int32
+                | Kind::Int64
+                | Kind::SInt32
+                | Kind::SInt64
+                | Kind::SFixed32
+                | Kind::SFixed64,
+            ) => {
+                // Stored sign-extended to 64 bits.
+                let (a, b) = (a.scalar(k).unwrap_or(0), b.scalar(k).unwrap_or(0));
+                (a as i64).cmp(&(b as i64))
+            }
+            _ => a.scalar(k).unwrap_or(0).cmp(&b.scalar(k).unwrap_or(0)),
+        }
+    };
+    let mut sorted: Vec<&[Slot<'r>]> = elements.to_vec();
+    // Stable: entries with equal keys stay in input order, the last last.
+    sorted.sort_by(|a, b| key_cmp(a, b));
+    let mut kept = Vec::with_capacity(sorted.len());
+    for (i, &element) in sorted.iter().enumerate() {
+        let superseded = sorted
+            .get(i + 1)
+            .is_some_and(|next| key_cmp(next, element) == Ordering::Equal);
+        if !superseded {
+            kept.push(element);
+        }
+    }
+    kept
 }
