@@ -217,6 +217,75 @@ fn nested_unknown_groups_are_depth_limited() {
     ));
 }
 
+/// Every group, nested ones inside an unknown group included, must end
+/// with its own number; prost rejects the same inputs. Nesting past the
+/// 32 levels kept inline is checked as well.
+#[test]
+fn nested_groups_must_end_with_their_own_number() {
+    use quarry_proto_tests::pb::test3::All3;
+    // Unknown group 20 (0xA3 0x01 .. 0xA4 0x01) holding group 5 (0x2B ..
+    // 0x2C), or a wrongly closed one at byte 3.
+    let well_formed = [0xA3, 0x01, 0x2B, 0x08, 0x01, 0x2C, 0xA4, 0x01];
+    let wrong_inner = [0xA3, 0x01, 0x2B, 0x08, 0x01, 0x34, 0xA4, 0x01];
+    assert_eq!(decode3(&well_formed), Ok(()));
+    assert!(All3::decode(&well_formed[..]).is_ok());
+    assert_eq!(
+        decode3(&wrong_inner),
+        Err(DecodeError::Malformed {
+            offset: 5,
+            what: "end-group tag does not match its start"
+        })
+    );
+    assert!(All3::decode(&wrong_inner[..]).is_err());
+    // 60 groups nested in group 20, level `l` numbered `l % 15 + 1` (one-
+    // byte tags); closed in order, then with the ends of levels 50 and 49
+    // (numbers 6 and 5, past the inline ones) swapped.
+    let nested = |swap: bool| {
+        let number = |level: u8| level % 15 + 1;
+        let mut bytes = vec![0xA3, 0x01];
+        for level in 1..=60u8 {
+            bytes.push(number(level) << 3 | 3);
+        }
+        for level in (1..=60u8).rev() {
+            let level = match (swap, level) {
+                (true, 50) => 49,
+                (true, 49) => 50,
+                _ => level,
+            };
+            bytes.push(number(level) << 3 | 4);
+        }
+        bytes.extend([0xA4, 0x01]);
+        bytes
+    };
+    let options = quarry::DecodeOptions {
+        max_depth: 1000,
+        ..quarry_proto::DEFAULT_OPTIONS
+    };
+    let decoder = quarry_proto::Decoder {
+        options,
+        ..quarry_proto::Decoder::new()
+    };
+    let arena = Arena::new();
+    assert!(
+        decoder
+            .decode(All3View::TABLE, &arena, &nested(false))
+            .is_ok()
+    );
+    assert!(All3::decode(&nested(false)[..]).is_ok());
+    assert!(All3::decode(&nested(true)[..]).is_err());
+    // The swapped end of level 50 is the 11th end tag: after 2 + 60 bytes of
+    // starts and 10 ends.
+    assert_eq!(
+        decoder
+            .decode(All3View::TABLE, &arena, &nested(true))
+            .map(|_| ()),
+        Err(DecodeError::Malformed {
+            offset: 2 + 60 + 10,
+            what: "end-group tag does not match its start"
+        })
+    );
+}
+
 #[test]
 fn wrong_wire_types_are_errors_at_the_tag() {
     // f_double (1) as a varint; f_string (9) as a fixed32.

@@ -72,8 +72,8 @@ pub(crate) fn read_scalar(
 
 /// Skip the body of a group whose start tag (field `number`) was just read;
 /// return the end of the body and the position after the end tag. Nested
-/// groups count against `depth_left`; only the outermost end tag's number
-/// is checked.
+/// groups count against `depth_left`, and each must end with its own
+/// number, as protobuf and prost require.
 pub(crate) fn skip_group(
     buf: &[u8],
     pos: &mut usize,
@@ -82,7 +82,12 @@ pub(crate) fn skip_group(
     depth_left: u32,
     max_depth: u32,
 ) -> Result<usize, DecodeError> {
-    let mut nesting = 0u32;
+    // The numbers of the groups open inside this one: the first levels on
+    // the stack, deeper ones (rare, and bounded by `depth_left`) on the
+    // heap.
+    let mut inline = [0u32; OPEN_GROUPS_INLINE];
+    let mut deeper: Vec<u32> = Vec::new();
+    let mut nesting = 0usize;
     loop {
         let at = *pos;
         if at >= end {
@@ -91,33 +96,51 @@ pub(crate) fn skip_group(
         let (n, wt) = read_tag(buf, pos, end)?;
         match wt {
             EGROUP => {
-                if nesting == 0 {
+                let Some(inner) = nesting.checked_sub(1) else {
                     if n != number {
-                        return Err(DecodeError::Malformed {
-                            offset: at,
-                            what: "end-group tag does not match its start",
-                        });
+                        return Err(mismatched_end(at));
                     }
                     return Ok(at);
+                };
+                let open = match inline.get(inner) {
+                    Some(&open) => open,
+                    None => deeper.pop().unwrap_or(u32::MAX),
+                };
+                if n != open {
+                    return Err(mismatched_end(at));
                 }
-                nesting = nesting.saturating_sub(1);
+                nesting = inner;
             }
             SGROUP => {
-                nesting = nesting.saturating_add(1);
-                if nesting >= depth_left {
+                if nesting.saturating_add(1) >= depth_left as usize {
                     return Err(DecodeError::DepthLimit {
                         offset: at,
                         limit: max_depth,
                     });
                 }
+                match inline.get_mut(nesting) {
+                    Some(slot) => *slot = n,
+                    None => deeper.push(n),
+                }
+                nesting = nesting.saturating_add(1);
             }
             _ => skip_plain(buf, pos, end, wt)?,
         }
     }
 }
 
-/// Skip one value of wire type `wt` other than groups.
-#[inline]
+/// Levels of groups nested inside a skipped group whose numbers
+/// [`skip_group`] keeps without allocating.
+const OPEN_GROUPS_INLINE: usize = 32;
+
+#[cold]
+fn mismatched_end(at: usize) -> DecodeError {
+    DecodeError::Malformed {
+        offset: at,
+        what: "end-group tag does not match its start",
+    }
+}
+
 pub(crate) fn skip_plain(
     buf: &[u8],
     pos: &mut usize,
