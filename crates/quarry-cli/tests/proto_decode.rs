@@ -110,13 +110,18 @@ fn first_difference(
 }
 
 fn check(file: &str, desc: &MessageDescriptor, generated: &DynamicMessage) {
-    let bytes = generated.encode_to_vec();
+    check_bytes(file, desc, &generated.encode_to_vec());
+}
+
+/// The CLI's JSON and text format of `bytes` against prost-reflect's
+/// reading of them.
+fn check_bytes(file: &str, desc: &MessageDescriptor, bytes: &[u8]) {
     let name = desc.full_name();
     // What the bytes mean, as prost-reflect decodes them (a generated field
     // set to its default is not on the wire, so it is not set here).
-    let msg = &DynamicMessage::decode(desc.clone(), bytes.as_slice()).expect("peer decodes");
+    let msg = &DynamicMessage::decode(desc.clone(), bytes).expect("peer decodes");
 
-    let json = cli(file, name, &["--json"], &bytes);
+    let json = cli(file, name, &["--json"], bytes);
     assert!(json.ends_with('\n') && json.lines().count() == 1, "{json}");
     let ours: serde_json::Value = serde_json::from_str(&json).expect("the CLI prints JSON");
     let peer = peer_json(msg);
@@ -124,7 +129,7 @@ fn check(file: &str, desc: &MessageDescriptor, generated: &DynamicMessage) {
         panic!("JSON differs at {at}\nours: {ours}\npeer: {peer}\nbytes: {bytes:02x?}");
     }
 
-    let text = cli(file, name, &[], &bytes);
+    let text = cli(file, name, &[], bytes);
     let back = DynamicMessage::parse_text_format(desc.clone(), &text)
         .unwrap_or_else(|e| panic!("prost-reflect cannot parse our text format: {e}\n{text}"));
     // (prost-reflect's Debug of a message recurses through its
@@ -151,6 +156,31 @@ fn random_messages_print_as_prost_reflect_reads_and_writes_them() {
             check(file, &desc, &msg);
         }
     }
+}
+
+/// A map field whose entries repeat a key holds the last entry's value:
+/// prost-reflect's map keeps one per key, and so do our JSON object and
+/// text format (no duplicate member, which JSON readers resolve each their
+/// own way).
+#[test]
+fn maps_with_repeated_keys_print_one_entry_per_key() {
+    let pool = pool("test3.proto");
+    let desc = pool.get_message_by_name("quarry.test3.All3").expect("root");
+    // m_str (50): {"b": "x"}, {"a": "y"}, {"b": "z"}; m_mood (52,
+    // fixed32 keys): {7: SAD}, {7: HAPPY}, {2: absent}.
+    let mut bytes = Vec::new();
+    bytes.extend([0x92, 0x03, 6, 0x0A, 1, b'b', 0x12, 1, b'x']);
+    bytes.extend([0x92, 0x03, 6, 0x0A, 1, b'a', 0x12, 1, b'y']);
+    bytes.extend([0x92, 0x03, 6, 0x0A, 1, b'b', 0x12, 1, b'z']);
+    bytes.extend([0xA2, 0x03, 7, 0x0D, 7, 0, 0, 0, 0x10, 2]);
+    bytes.extend([0xA2, 0x03, 7, 0x0D, 7, 0, 0, 0, 0x10, 1]);
+    bytes.extend([0xA2, 0x03, 5, 0x0D, 2, 0, 0, 0]);
+    check_bytes("test3.proto", &desc, &bytes);
+    let json = cli("test3.proto", desc.full_name(), &["--json"], &bytes);
+    assert_eq!(
+        json.trim_end(),
+        r#"{"mStr":{"a":"y","b":"z"},"mMood":{"2":"MOOD_UNSPECIFIED","7":"MOOD_HAPPY"}}"#
+    );
 }
 
 #[test]

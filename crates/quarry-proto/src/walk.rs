@@ -266,7 +266,10 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
 /// A map's entries sorted by key (integers by value, signed or not as the
 /// key's type says, strings bytewise, `false` before `true`), and of
 /// entries with equal keys the last.
-fn map_in_key_order<'r>(entry: MessageRef, elements: &'r [&'r [Slot<'r>]]) -> Vec<&'r [Slot<'r>]> {
+pub(crate) fn map_in_key_order<'r>(
+    entry: MessageRef,
+    elements: &'r [&'r [Slot<'r>]],
+) -> Vec<&'r [Slot<'r>]> {
     let table = entry.table();
     let key = table.field_index(1);
     let kind = key

@@ -233,15 +233,16 @@ impl Printer<'_> {
         }
     }
 
-    /// A map field: an object keyed by the entries' keys, entries whose
+    /// A map field: an object keyed by the entries' keys, one member per
+    /// key (the last entry's, as a map keeps), in key order, entries whose
     /// value is an empty `google.protobuf.Value` left out.
-    fn map<'a>(&mut self, entry: MessageRef, list: &[&'a [Slot<'a>]]) -> Written {
+    fn map<'a>(&mut self, entry: MessageRef, list: &'a [&'a [Slot<'a>]]) -> Written {
         let table = entry.table();
         let key_field = table.field_index(1);
         let value_field = table.field_index(2);
         self.out.push('{');
         let mut first = true;
-        for slots in list.iter() {
+        for slots in crate::walk::map_in_key_order(entry, list) {
             let rec = Record::new(slots);
             let value = value_field.and_then(|v| {
                 let f = table.fields.get(v as usize)?;
