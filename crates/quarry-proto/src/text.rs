@@ -121,7 +121,8 @@ fn indent(out: &mut String, depth: usize) {
 }
 
 /// The lines of a known field's slot other than a nested message. Fields
-/// with implicit presence leave out their default, as `protoc` does.
+/// with implicit presence leave out their default, as `protoc` does, except
+/// in a map entry.
 fn write_field(
     out: &mut String,
     message: MessageRef,
@@ -130,7 +131,8 @@ fn write_field(
     depth: usize,
 ) {
     let name = field_name(message, f);
-    let implicit = f.label == Label::Implicit;
+    // A map entry prints its key and value even at their defaults.
+    let implicit = f.label == Label::Implicit && !message.table().map_entry;
     match slot.val {
         Val::Scalar(v) if !(implicit && v == 0) => line(out, depth, &name, &scalar(message, f, v)),
         Val::Str(s) if !(implicit && s.is_empty()) => line(out, depth, &name, &quote(s.as_bytes())),
