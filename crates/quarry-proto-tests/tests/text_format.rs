@@ -39,6 +39,9 @@ fn map_entries_print_in_key_order_one_per_key_with_defaults() {
     // its default.)
     input.extend([0xA2, 0x03, 0]);
     input.extend([0xA2, 0x03, 7, 0x0D, 0, 0, 0, 0, 0x10, 2]);
+    // m_mood: {9 with an unknown field 4 and no value}: the value's
+    // default prints before the unknown field (found by the fuzz target).
+    input.extend([0xA2, 0x03, 7, 0x0D, 9, 0, 0, 0, 0x20, 7]);
     // m_str (50, map<string, string>): {"b": "x"}, {"a": "y"}, {"B"},
     // {"b": "z"}.
     input.extend([0x92, 0x03, 6, 0x0A, 1, b'b', 0x12, 1, b'x']);
@@ -86,6 +89,11 @@ m_mood {
 m_mood {
   key: 7
   value: MOOD_HAPPY
+}
+m_mood {
+  key: 9
+  value: MOOD_UNSPECIFIED
+  4: 7
 }
 ";
     assert_eq!(text(All3View::TABLE, &input), expected);
