@@ -192,6 +192,22 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
         self.inline.get_mut(self.inline_len).and_then(Option::take)
     }
 
+    /// Step into `slots`, the value (or one element) of message field
+    /// `field` of a message of type `message`.
+    fn enter(
+        &mut self,
+        message: MessageRef,
+        field: &'static FieldTable,
+        slots: &'r [Slot<'r>],
+    ) -> Step<'r> {
+        self.push(Frame::new(message.sub_message(field), Some(field), slots));
+        Step::Enter {
+            message,
+            field,
+            record: Record::new(slots),
+        }
+    }
+
     /// The next step, `None` after the root's `Leave`.
     pub(crate) fn next(&mut self) -> Option<Step<'r>> {
         loop {
@@ -211,13 +227,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
                     top.list = None;
                     continue;
                 };
-                let child = Frame::new(message.sub_message(field), Some(field), element);
-                self.push(child);
-                return Some(Step::Enter {
-                    message,
-                    field,
-                    record: Record::new(element),
-                });
+                return Some(self.enter(message, field, element));
             }
             let Some((slot, rest)) = take::<_, REVERSE>(top.rest) else {
                 let done = self.pop()?;
@@ -233,15 +243,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
             };
             match (field, &slot.val) {
                 (_, Val::Absent) => {}
-                (Some(field), Val::Msg(slots)) => {
-                    let child = Frame::new(message.sub_message(field), Some(field), slots);
-                    self.push(child);
-                    return Some(Step::Enter {
-                        message,
-                        field,
-                        record: Record::new(slots),
-                    });
-                }
+                (Some(field), Val::Msg(slots)) => return Some(self.enter(message, field, slots)),
                 (Some(field), Val::Msgs(elements)) => {
                     let entry = message.sub_message(field);
                     let elements = if sort_maps && entry.table().map_entry {
