@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use prost_reflect::{
-    Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, Kind as RKind, MessageDescriptor,
-    Syntax, Value,
+    Cardinality, DescriptorPool, EnumDescriptor, ExtensionDescriptor, FieldDescriptor,
+    Kind as RKind, MessageDescriptor, Syntax, Value,
 };
 use quarry_proto::{Kind, Label};
 
@@ -48,6 +48,12 @@ pub(crate) struct Msg {
     /// The message's name path inside its package (`Outer.Inner`).
     pub local_path: Vec<String>,
     pub fields: Vec<Fld>,
+    /// Extension fields of this message declared anywhere in the compiled
+    /// files (`extend Foo { … }`), sorted by number, each named
+    /// `[pkg.name]` as protobuf's text and JSON formats print it. Only
+    /// run-time tables include them: prost, whose types the generated views
+    /// convert to, has no extensions (they stay unknown fields there).
+    pub extensions: Vec<Fld>,
     pub oneofs: Vec<String>,
     pub map_entry: bool,
     pub doc: String,
@@ -212,11 +218,17 @@ impl Model {
                 })
                 .collect();
             fields.sort_by_key(|f| f.number);
+            let mut extensions: Vec<Fld> = m
+                .extensions()
+                .map(|e| extension(&e, &model.message_index, &enum_index))
+                .collect();
+            extensions.sort_by_key(|f| f.number);
             model.messages.push(Msg {
                 full_name: m.full_name().to_string(),
                 package: m.package_name().to_string(),
                 local_path: local_path(m.full_name(), m.package_name()),
                 fields,
+                extensions,
                 oneofs: real_oneofs,
                 map_entry: m.is_map_entry(),
                 doc: comments(file, m.path()),
@@ -301,6 +313,52 @@ fn field(
             && !kind.is_message()
             && oneof == 0
             && f.cardinality() != Cardinality::Required,
+    }
+}
+
+/// An extension field as a field of the message it extends, named
+/// `[full.name]` for both the text and the JSON format.
+fn extension(
+    e: &ExtensionDescriptor,
+    messages: &HashMap<String, u32>,
+    enums: &HashMap<String, u32>,
+) -> Fld {
+    let rk = e.kind();
+    let mut kind = kind_of(&rk);
+    if e.is_group() {
+        kind = Kind::Group;
+    }
+    let sub = match &rk {
+        RKind::Message(m) => messages.get(m.full_name()).copied().unwrap_or(0),
+        RKind::Enum(en) => enums.get(en.full_name()).copied().unwrap_or(0),
+        _ => 0,
+    };
+    // Extensions exist in proto2 (and editions) only; proto3 files may
+    // declare them for custom options, with proto2's rules.
+    let label = if e.cardinality() == Cardinality::Repeated {
+        Label::Repeated
+    } else {
+        Label::Explicit
+    };
+    let default = if label == Label::Repeated || kind.is_message() {
+        Def::Zero
+    } else {
+        stored_default(kind, &e.default_value())
+    };
+    Fld {
+        number: e.number(),
+        name: format!("[{}]", e.full_name()),
+        json_name: e.json_name().to_string(),
+        kind,
+        label,
+        packed: label == Label::Repeated && kind.packable() && e.is_packed(),
+        sub,
+        oneof: 0,
+        default,
+        doc: String::new(),
+        required: false,
+        prost_boxed: false,
+        prost_optional: false,
     }
 }
 

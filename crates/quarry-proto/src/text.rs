@@ -164,9 +164,10 @@ fn write_field(
     }
 }
 
-/// Groups print under their type's name, everything else under the field's.
+/// Groups print under their type's name, everything else (extension
+/// groups included, named `[pkg.ext]`) under the field's.
 fn field_name(message: MessageRef, f: &FieldTable) -> String {
-    if f.kind == Kind::Group {
+    if f.kind == Kind::Group && !f.name.starts_with('[') {
         let full = message.sub_message(f).table().full_name;
         return full.rsplit('.').next().unwrap_or(full).to_string();
     }
