@@ -19,6 +19,8 @@ fn main() {
     prost(&tests, &out.join("prost_tests"));
 
     let wa_dir = waproto_src().expect("waproto's package (cargo metadata)");
+    // Where whatsapp.proto is, for tests that hand the file to the CLI.
+    println!("cargo:rustc-env=QUARRY_WA_PROTO_DIR={}", wa_dir.display());
     println!(
         "cargo:rerun-if-changed={}",
         wa_dir.join("whatsapp.proto").display()

@@ -22,11 +22,20 @@ fn proto_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../quarry-proto-tests/proto")
 }
 
-/// The descriptors of `file`, compiled by protox (the same compiler the
-/// CLI uses, but read here by prost-reflect, whose decoder and printers are
-/// its own).
+/// WhatsApp's schema, in the waproto package (an absolute path, which the
+/// helpers below take as it is).
+fn wa_proto() -> String {
+    format!("{}/whatsapp.proto", quarry_proto_tests::WA_PROTO_DIR)
+}
+
+/// The descriptors of `file` (in the test schemas' directory, or an
+/// absolute path), compiled by protox (the same compiler the CLI uses, but
+/// read here by prost-reflect, whose decoder and printers are its own).
 fn pool(file: &str) -> DescriptorPool {
-    let set = protox::compile([file], [proto_dir()]).expect("the test schema compiles");
+    let path = proto_dir().join(file);
+    let dir = path.parent().expect("a directory");
+    let name = path.file_name().expect("a file name");
+    let set = protox::compile([name], [dir]).expect("the schema compiles");
     DescriptorPool::from_file_descriptor_set(set).expect("descriptors")
 }
 
@@ -64,11 +73,20 @@ fn peer_json(msg: &DynamicMessage) -> serde_json::Value {
     serde_json::from_slice(&ser.into_inner()).expect("JSON")
 }
 
-/// The `float` fields of the test schemas (JSON names): their values are
-/// compared as `f32`, since protobuf's printer writes a float with the
-/// digits C's `%.9g` needs and serde_json with the fewest that read back as
-/// that float; both are the same `f32`, not the same `f64`.
-const FLOAT_FIELDS: [&str; 3] = ["fFloat", "dFloat", "rFloat"];
+/// The `float` fields of the test schemas and of WhatsApp's (JSON names):
+/// their values are compared as `f32`, since protobuf's printer writes a
+/// float with the digits C's `%.9g` needs and serde_json with the fewest
+/// that read back as that float; both are the same `f32`, not the same
+/// `f64`.
+const FLOAT_FIELDS: [&str; 7] = [
+    "fFloat",
+    "dFloat",
+    "rFloat",
+    "speedInMps",
+    "floatData",
+    "dimLevel",
+    "weight",
+];
 
 /// Where two JSON values first differ (`None`: equal). `float32`: numbers
 /// here are `float` field values.
@@ -154,6 +172,28 @@ fn random_messages_print_as_prost_reflect_reads_and_writes_them() {
         for _ in 0..48 {
             let msg = generator.message(&desc);
             check(file, &desc, &msg);
+        }
+    }
+}
+
+/// The same on random messages of WhatsApp's schema (the real one, from
+/// the waproto package): the three roots the benchmarks decode.
+#[test]
+fn random_whatsapp_messages_print_as_prost_reflect_reads_and_writes_them() {
+    let file = wa_proto();
+    let pool = pool(&file);
+    for root in [
+        "whatsapp.Message",
+        "whatsapp.SyncActionData",
+        "whatsapp.HistorySync",
+    ] {
+        let desc = pool.get_message_by_name(root).expect("root type");
+        let mut generator = random::Gen::new(0x3A_0000 ^ root.len() as u64);
+        // Eight each: every run compiles the 5,000-line schema (about half
+        // a second in a debug build).
+        for _ in 0..8 {
+            let msg = generator.message(&desc);
+            check(&file, &desc, &msg);
         }
     }
 }

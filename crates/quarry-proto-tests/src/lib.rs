@@ -35,6 +35,11 @@ pub mod samples;
 pub const TEST_DESCRIPTORS: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/prost_tests/descriptors.bin"));
 
+/// The directory of WhatsApp's `whatsapp.proto` in the waproto package on
+/// this machine (found by the build script), for tests that compile the
+/// schema themselves, as `quarry proto decode` does.
+pub const WA_PROTO_DIR: &str = env!("QUARRY_WA_PROTO_DIR");
+
 /// Encoded `FileDescriptorSet` of WhatsApp's schema.
 pub const WA_DESCRIPTORS: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/prost_wa/descriptors.bin"));
