@@ -23,7 +23,8 @@ fn base() -> MessageDescriptor {
     pool.get_message_by_name("quarry.ext.Base").expect("Base")
 }
 
-fn decode(extra: &[&str], bytes: &[u8]) -> String {
+/// `quarry proto decode` of `bytes` as a `Base`, with `extra` options.
+fn run(extra: &[&str], bytes: &[u8]) -> std::process::Output {
     let proto = schema_path();
     let mut args = vec![
         "proto",
@@ -35,7 +36,12 @@ fn decode(extra: &[&str], bytes: &[u8]) -> String {
     ];
     args.extend_from_slice(extra);
     args.push("-");
-    let out = quarry(&args, bytes);
+    quarry(&args, bytes)
+}
+
+/// Its stdout, which must be a success.
+fn decode(extra: &[&str], bytes: &[u8]) -> String {
+    let out = run(extra, bytes);
     assert!(
         out.status.success(),
         "{}",
@@ -129,17 +135,7 @@ fn undeclared_numbers_stay_unknown_and_wrong_wire_types_fail() {
         r#"{"id":1}"#
     );
     // [label] (150) as a varint.
-    let proto = schema_path();
-    let args = [
-        "proto",
-        "decode",
-        "--proto",
-        proto.to_str().expect("UTF-8 path"),
-        "--type",
-        "quarry.ext.Base",
-        "-",
-    ];
-    let out = quarry(&args, &[0xB0, 0x09, 1]);
+    let out = run(&[], &[0xB0, 0x09, 1]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(DynamicMessage::decode(base(), &[0xB0u8, 0x09, 1][..]).is_err());
 }

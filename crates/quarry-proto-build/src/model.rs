@@ -264,15 +264,7 @@ fn field(
     parent: &MessageDescriptor,
 ) -> Fld {
     let rk = f.kind();
-    let mut kind = kind_of(&rk);
-    if f.is_group() {
-        kind = Kind::Group;
-    }
-    let sub = match &rk {
-        RKind::Message(m) => messages.get(m.full_name()).copied().unwrap_or(0),
-        RKind::Enum(e) => enums.get(e.full_name()).copied().unwrap_or(0),
-        _ => 0,
-    };
+    let (kind, sub) = kind_and_sub(&rk, f.is_group(), messages, enums);
     let oneof = f
         .containing_oneof()
         .filter(|o| !o.is_synthetic())
@@ -316,6 +308,23 @@ fn field(
     }
 }
 
+/// A field's kind (groups apart from messages) and the index of its message
+/// or enum type (0 for other kinds).
+fn kind_and_sub(
+    rk: &RKind,
+    group: bool,
+    messages: &HashMap<String, u32>,
+    enums: &HashMap<String, u32>,
+) -> (Kind, u32) {
+    let kind = if group { Kind::Group } else { kind_of(rk) };
+    let sub = match rk {
+        RKind::Message(m) => messages.get(m.full_name()).copied().unwrap_or(0),
+        RKind::Enum(e) => enums.get(e.full_name()).copied().unwrap_or(0),
+        _ => 0,
+    };
+    (kind, sub)
+}
+
 /// An extension field as a field of the message it extends, named
 /// `[full.name]` for both the text and the JSON format.
 fn extension(
@@ -323,16 +332,7 @@ fn extension(
     messages: &HashMap<String, u32>,
     enums: &HashMap<String, u32>,
 ) -> Fld {
-    let rk = e.kind();
-    let mut kind = kind_of(&rk);
-    if e.is_group() {
-        kind = Kind::Group;
-    }
-    let sub = match &rk {
-        RKind::Message(m) => messages.get(m.full_name()).copied().unwrap_or(0),
-        RKind::Enum(en) => enums.get(en.full_name()).copied().unwrap_or(0),
-        _ => 0,
-    };
+    let (kind, sub) = kind_and_sub(&e.kind(), e.is_group(), messages, enums);
     // Extensions exist in proto2 (and editions) only; proto3 files may
     // declare them for custom options, with proto2's rules.
     let label = if e.cardinality() == Cardinality::Repeated {
