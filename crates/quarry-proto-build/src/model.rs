@@ -277,11 +277,7 @@ fn field(
     } else {
         Label::Implicit
     };
-    let default = if label == Label::Repeated || kind.is_message() {
-        Def::Zero
-    } else {
-        stored_default(kind, &f.default_value())
-    };
+    let default = default_of(label, kind, || f.default_value());
     let prost_boxed = label != Label::Repeated
         && kind.is_message()
         && match &rk {
@@ -325,6 +321,16 @@ fn kind_and_sub(
     (kind, sub)
 }
 
+/// The stored default of a singular scalar, string or bytes field (zero
+/// for repeated and message fields, which have none).
+fn default_of(label: Label, kind: Kind, value: impl FnOnce() -> Value) -> Def {
+    if label == Label::Repeated || kind.is_message() {
+        Def::Zero
+    } else {
+        stored_default(kind, &value())
+    }
+}
+
 /// An extension field as a field of the message it extends, named
 /// `[full.name]` for both the text and the JSON format.
 fn extension(
@@ -340,11 +346,7 @@ fn extension(
     } else {
         Label::Explicit
     };
-    let default = if label == Label::Repeated || kind.is_message() {
-        Def::Zero
-    } else {
-        stored_default(kind, &e.default_value())
-    };
+    let default = default_of(label, kind, || e.default_value());
     Fld {
         number: e.number(),
         name: format!("[{}]", e.full_name()),
