@@ -21,8 +21,14 @@ use std::time::SystemTime;
 use quarry_benches::gate::{self, Baseline};
 use quarry_benches::outputs;
 
-/// iai-callgrind bench targets under the gate.
-const GATED: [&str; 1] = ["wa_iai"];
+/// iai-callgrind bench targets under the gate, each with the cargo feature
+/// of `quarry-benches` it needs (none for WhatsApp's, whose peer is always
+/// built), so each release build compiles one format's peers only.
+const GATED: [(&str, Option<&str>); 3] = [
+    ("wa_iai", None),
+    ("nostr_iai", Some("nostr")),
+    ("proto_iai", Some("proto")),
+];
 /// Only quarry's own benches are gated; the peer's run beside them (the
 /// runner's name filter selects whole bench files, not functions).
 const GATED_PREFIX: &str = "quarry";
@@ -57,13 +63,13 @@ fn run(update: bool, no_run: bool) -> Result<bool, String> {
         check_runner()?;
     }
     let mut passed = true;
-    for bench in GATED {
+    for (bench, feature) in GATED {
         let since = if no_run {
             SystemTime::UNIX_EPOCH
         } else {
             let start = SystemTime::now();
             outputs::clear_iai_outputs(&target, "quarry-benches", bench)?;
-            run_bench(bench)?;
+            run_bench(bench, feature)?;
             start
         };
         let measured = outputs::read_iai_summaries(&target, "quarry-benches", bench, since)?;
@@ -143,21 +149,20 @@ fn check_runner() -> Result<(), String> {
     }
 }
 
-fn run_bench(bench: &str) -> Result<(), String> {
-    let status = outputs::cargo()
-        .args([
-            "bench",
-            "--locked",
-            "-p",
-            "quarry-benches",
-            // The gated benches are WhatsApp's: leave the Nostr and
-            // protobuf peers out of this release build.
-            "--no-default-features",
-            "--bench",
-            bench,
-            "--",
-            "--save-summary=json",
-        ])
+fn run_bench(bench: &str, feature: Option<&str>) -> Result<(), String> {
+    let mut cargo = outputs::cargo();
+    cargo.args([
+        "bench",
+        "--locked",
+        "-p",
+        "quarry-benches",
+        "--no-default-features",
+    ]);
+    if let Some(feature) = feature {
+        cargo.args(["--features", feature]);
+    }
+    let status = cargo
+        .args(["--bench", bench, "--", "--save-summary=json"])
         .status()
         .map_err(|e| format!("cannot run cargo bench: {e}"))?;
     if !status.success() {
