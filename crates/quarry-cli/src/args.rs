@@ -55,6 +55,35 @@ impl Parsed {
     }
 }
 
+/// A format's command (`decode`, `encode`) and what runs it on the rest of
+/// the command line.
+pub type Command<I> = (&'static str, fn(I) -> Result<(), Failure>);
+
+/// Run `quarry <format> <command> …`: the command named by the first of
+/// `args` runs on the others; `-h`, `--help` and `help` print `usage`; a
+/// missing or unknown command is a usage error naming `format`.
+pub fn dispatch<I: Iterator<Item = OsString>>(
+    format: &str,
+    mut args: I,
+    commands: &[Command<I>],
+    usage: &'static str,
+) -> Result<(), Failure> {
+    let word = args.next();
+    match word.as_ref().map(|w| w.to_string_lossy()) {
+        Some(w) if matches!(w.as_ref(), "-h" | "--help" | "help") => {
+            crate::output::write(usage.as_bytes())
+        }
+        Some(w) => match commands.iter().find(|(name, _)| *name == w) {
+            Some((_, run)) => run(args),
+            None => Err(Failure::usage(
+                format!("unknown {format} command {w:?}"),
+                usage,
+            )),
+        },
+        None => Err(Failure::usage(format!("missing {format} command"), usage)),
+    }
+}
+
 /// Parse `args` (everything after the subcommand words) against `spec`.
 pub fn parse(args: impl IntoIterator<Item = OsString>, spec: &Spec) -> Result<Parsed, Failure> {
     let mut parsed = Parsed::default();

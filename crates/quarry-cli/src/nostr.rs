@@ -53,17 +53,8 @@ const DECODE: Spec = Spec {
 };
 
 /// Run `quarry nostr <args>`.
-pub fn run(mut args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
-    let command = args.next();
-    match command.as_ref().and_then(|c| c.to_str()) {
-        Some("decode") => decode(args),
-        Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
-        Some(other) => Err(Failure::usage(
-            format!("unknown nostr command {other:?}"),
-            USAGE,
-        )),
-        None => Err(Failure::usage("missing nostr command", USAGE)),
-    }
+pub fn run(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    args::dispatch("nostr", args, &[("decode", decode)], USAGE)
 }
 
 /// The lines of a JSONL input with their 1-based numbers: `\n` separated,

@@ -41,17 +41,8 @@ const DECODE: Spec = Spec {
 };
 
 /// Run `quarry proto <args>`.
-pub fn run(mut args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
-    let command = args.next();
-    match command.as_ref().and_then(|c| c.to_str()) {
-        Some("decode") => decode(args),
-        Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
-        Some(other) => Err(Failure::usage(
-            format!("unknown proto command {other:?}"),
-            USAGE,
-        )),
-        None => Err(Failure::usage("missing proto command", USAGE)),
-    }
+pub fn run(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    args::dispatch("proto", args, &[("decode", decode)], USAGE)
 }
 
 /// Compile `proto` and find message type `name` in it.

@@ -47,18 +47,8 @@ const ENCODE: Spec = Spec {
 };
 
 /// Run `quarry wa <args>`.
-pub fn run(mut args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
-    let command = args.next();
-    match command.as_ref().and_then(|c| c.to_str()) {
-        Some("decode") => decode(args),
-        Some("encode") => encode(args),
-        Some("-h" | "--help" | "help") => output::write(USAGE.as_bytes()),
-        Some(other) => Err(Failure::usage(
-            format!("unknown wa command {other:?}"),
-            USAGE,
-        )),
-        None => Err(Failure::usage("missing wa command", USAGE)),
-    }
+pub fn run(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    args::dispatch("wa", args, &[("decode", decode), ("encode", encode)], USAGE)
 }
 
 fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {

@@ -215,6 +215,12 @@ fn usage_errors_exit_2_with_usage() {
     assert_usage_error(&["wa", "decode", "--repeat", "-1", "-"]);
     assert_usage_error(&["wa", "decode", "--reuse-arena", "-"]);
     assert_usage_error(&["wa", "encode", "-"]);
+    // Every format's command word goes through the same dispatch.
+    for format in ["nostr", "proto"] {
+        assert_usage_error(&[format]);
+        assert_usage_error(&[format, "frobnicate"]);
+        assert_usage_error(&[format, "encode"]);
+    }
 }
 
 #[test]
@@ -223,6 +229,8 @@ fn help_goes_to_stdout() {
         &["--help"][..],
         &["wa", "--help"],
         &["wa", "decode", "--help"],
+        &["nostr", "help"],
+        &["proto", "-h"],
     ] {
         let out = success(&quarry(args, b""));
         assert!(out.contains("usage: quarry"), "{args:?}");
