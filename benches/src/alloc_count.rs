@@ -71,7 +71,8 @@ pub struct Counts {
     pub live: usize,
 }
 
-fn snapshot() -> Counts {
+/// The counters now (all zero when [`CountingAlloc`] is not installed).
+pub fn now() -> Counts {
     Counts {
         allocations: ALLOCATIONS.load(Relaxed),
         requested: REQUESTED.load(Relaxed),
@@ -91,9 +92,9 @@ pub fn measure<R>(op: impl FnOnce() -> R) -> (Counts, R) {
         is_installed(),
         "install quarry_benches::alloc_count::CountingAlloc as #[global_allocator]"
     );
-    let before = snapshot();
+    let before = now();
     let result = std::hint::black_box(op());
-    let after = snapshot();
+    let after = now();
     let counts = Counts {
         allocations: after.allocations - before.allocations,
         requested: after.requested - before.requested,
@@ -104,9 +105,9 @@ pub fn measure<R>(op: impl FnOnce() -> R) -> (Counts, R) {
 
 /// Whether [`CountingAlloc`] is this process's global allocator.
 pub fn is_installed() -> bool {
-    let before = snapshot().allocations;
+    let before = now().allocations;
     let probe = std::hint::black_box(Box::new(1u64));
-    let after = snapshot().allocations;
+    let after = now().allocations;
     drop(probe);
     after > before
 }

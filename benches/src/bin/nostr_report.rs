@@ -13,47 +13,18 @@
 #[path = "../../benches/nostr_common/mod.rs"]
 mod nostr_common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::SystemTime;
 
 use nostr_common as n;
 use quarry::Arena;
+use quarry_benches::alloc_count::{self, CountingAlloc};
 use quarry_benches::{outputs, report};
 use quarry_nostr::Event;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-struct Counting;
-
-// SAFETY: every method forwards to `System` unchanged; the counters are
-// atomics and never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        LIVE.fetch_add(layout.size(), Relaxed);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        LIVE.fetch_add(new_size, Relaxed);
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: CountingAlloc = CountingAlloc;
 
 const FUNCTIONS: [&str; 6] = [
     "peer",
@@ -72,11 +43,7 @@ fn main() {
 }
 
 fn allocations_of<R>(op: impl FnOnce() -> R) -> usize {
-    let before = ALLOCATIONS.load(Relaxed);
-    let r = std::hint::black_box(op());
-    let after = ALLOCATIONS.load(Relaxed);
-    drop(r);
-    after - before
+    alloc_count::measure(op).0.allocations
 }
 
 /// Live heap bytes held by 10,000 thread events: (JSON bytes, rust-nostr
@@ -87,13 +54,13 @@ fn memory_held() -> (usize, usize, usize) {
     let lines: Vec<String> = (0..N).map(|_| line.clone()).collect();
     let json: usize = lines.iter().map(String::len).sum();
 
-    let before = LIVE.load(Relaxed);
-    let peer: Vec<nostr::event::Event> = lines
-        .iter()
-        .map(|l| nostr::event::Event::from_json(l).unwrap())
-        .collect();
-    let peer_held = LIVE.load(Relaxed) - before;
-    drop(peer);
+    let (peer, _) = alloc_count::measure(|| {
+        lines
+            .iter()
+            .map(|l| nostr::event::Event::from_json(l).unwrap())
+            .collect::<Vec<_>>()
+    });
+    let peer_held = peer.live;
 
     let mut scratch = Arena::new();
     let per_event = n::VERIFY
@@ -102,7 +69,8 @@ fn memory_held() -> (usize, usize, usize) {
         .compacted_size()
         .next_multiple_of(8);
     scratch.reset();
-    let before = LIVE.load(Relaxed);
+    // The timeline arena and the events borrowing it, counted together.
+    let before = alloc_count::now().live;
     let timeline = Arena::with_capacity(per_event * N);
     let mut kept: Vec<Event<'_>> = Vec::with_capacity(N);
     for l in &lines {
@@ -110,7 +78,7 @@ fn memory_held() -> (usize, usize, usize) {
         kept.push(event.compact_into(&timeline));
         scratch.reset();
     }
-    let quarry_held = LIVE.load(Relaxed) - before;
+    let quarry_held = alloc_count::now().live - before;
     drop(kept);
     (json, peer_held, quarry_held)
 }
