@@ -163,8 +163,8 @@ fn run_bench(bench: &str, feature: Option<&str>) -> Result<(), String> {
     }
     let status = cargo
         .args(["--bench", bench, "--", "--save-summary=json"])
-        // Without debuginfo the release build takes about a third less time
-        // (CI builds three of them). Callgrind still names functions from
+        // Without debuginfo the release builds are quicker (CI makes three,
+        // one per format, from scratch). Callgrind still names functions from
         // the symbol table. Code generation differs slightly from the
         // `bench` profile's, so counts can differ from docs/BENCHMARKS.md by
         // a percent or two, and the baselines are taken the same way.
