@@ -3,11 +3,15 @@
 //! package, found through `cargo metadata`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+#[path = "waproto_src.rs"]
+mod waproto_src;
+use waproto_src::waproto_src;
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=waproto_src.rs");
 
     let tests = quarry_proto_build::Builder::new()
         .file("proto/test2.proto")
@@ -46,32 +50,4 @@ fn prost(builder: &quarry_proto_build::Builder, dir: &Path) {
         .out_dir(dir)
         .compile_fds(fds)
         .expect("prost-build");
-}
-
-/// The `src` directory of the waproto package in the resolved graph.
-fn waproto_src() -> Option<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?).join("Cargo.toml");
-    for offline in [true, false] {
-        let mut cmd = Command::new(&cargo);
-        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
-            .arg(&manifest);
-        if offline {
-            cmd.arg("--offline");
-        }
-        let Ok(output) = cmd.output() else { continue };
-        if !output.status.success() {
-            continue;
-        }
-        let meta: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
-        let found = meta["packages"].as_array()?.iter().find_map(|p| {
-            let is_wa = p["name"] == "waproto"
-                && p["version"].as_str().is_some_and(|v| v.starts_with("0.7."));
-            is_wa.then(|| p["manifest_path"].as_str().map(PathBuf::from))?
-        });
-        if let Some(manifest) = found {
-            return Some(manifest.parent()?.join("src"));
-        }
-    }
-    None
 }
