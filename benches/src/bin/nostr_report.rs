@@ -54,13 +54,14 @@ fn memory_held() -> (usize, usize, usize) {
     let lines: Vec<String> = (0..N).map(|_| line.clone()).collect();
     let json: usize = lines.iter().map(String::len).sum();
 
-    let (peer, _) = alloc_count::measure(|| {
+    let peer_held = alloc_count::measure(|| {
         lines
             .iter()
             .map(|l| nostr::event::Event::from_json(l).unwrap())
             .collect::<Vec<_>>()
-    });
-    let peer_held = peer.live;
+    })
+    .0
+    .live;
 
     let mut scratch = Arena::new();
     let per_event = n::VERIFY
