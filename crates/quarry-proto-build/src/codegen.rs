@@ -936,7 +936,11 @@ fn prost_conversion(
         inits.push(quote!(#name: self.#getter().map(|o| match o { #(#arms),* })));
     }
     let feature = &opts.prost_feature;
-    let doc = format!(" Convert to prost's owned `{ty}` (copies every string and byte field).");
+    let doc = format!(
+        " Convert to prost's owned `{ty}` (copies every string and byte field). \
+         Recurses once per nesting level, as prost's own types do in `Drop`: \
+         convert records within prost's limit of 100 levels."
+    );
     quote! {
         #[cfg(feature = #feature)]
         impl #view<'_> {

@@ -27,16 +27,14 @@ fn expected(bytes: &[u8]) -> (String, String, String) {
 }
 
 fn read(rec: &OwnedRecord) -> (String, String, String) {
-    rec.with(|r| {
-        let m = MessageView::from_record(r);
-        let ext = m.extended_text_message().unwrap();
-        let ctx = ext.context_info().unwrap();
-        (
-            ext.text().to_owned(),
-            ctx.participant().to_owned(),
-            ctx.quoted_message().unwrap().conversation().to_owned(),
-        )
-    })
+    let m = MessageView::from_record(rec.get());
+    let ext = m.extended_text_message().unwrap();
+    let ctx = ext.context_info().unwrap();
+    (
+        ext.text().to_owned(),
+        ctx.participant().to_owned(),
+        ctx.quoted_message().unwrap().conversation().to_owned(),
+    )
 }
 
 #[test]
@@ -72,11 +70,18 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
     quarry_testkit::tracked(|| {
         assert_eq!(read(&rec), want);
         // Strings borrow from the input: a zero-copy slice of it.
-        let text = rec.with(|r| {
-            let ext = MessageView::from_record(r).extended_text_message().unwrap();
-            rec.slice_bytes(ext.text().as_bytes())
-        });
+        let ext = MessageView::from_record(rec.get())
+            .extended_text_message()
+            .unwrap();
+        let text = rec.slice_bytes(ext.text().as_bytes());
         assert!(bytes.as_ptr_range().contains(&text.as_ptr()));
+        assert_eq!(text, want.0.as_bytes());
+        // `with` hands the closure the same record.
+        let through_with = rec.with(|r| {
+            let ext = MessageView::from_record(r).extended_text_message().unwrap();
+            ext.text().to_owned()
+        });
+        assert_eq!(through_with, want.0);
         assert_eq!(rec.backing_bytes(), &bytes);
         drop(rec);
     });

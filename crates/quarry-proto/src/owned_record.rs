@@ -2,22 +2,27 @@
 //! other tasks.
 
 use quarry::bytes::Bytes;
-use quarry::{Arena, DecodeError, MessageArena, Owned, ViewFamily};
+use quarry::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
 
 use crate::{Decoder, MessageRef, Record};
 
-/// [`Record`] as a [`ViewFamily`]. A record is invariant in its lifetime
-/// (its repeated fields were filled in place), so it is read through
-/// [`Owned::with`], not shortened.
+/// [`Record`] as a [`ViewFamily`]: shared slots and borrowed values only,
+/// so covariant, which [`OwnedRecord::get`] relies on.
 struct RecordRoot;
 
 impl ViewFamily for RecordRoot {
     type View<'a> = Record<'a>;
 }
 
+impl Covariant for RecordRoot {
+    fn shorten<'long: 'short, 'short>(view: Record<'long>) -> Record<'short> {
+        view
+    }
+}
+
 /// A decoded message together with its input and arena: `'static + Send`,
 /// so it can be queued or handed to another thread or task, and read there
-/// through [`with`](Self::with).
+/// through [`get`](Self::get).
 ///
 /// Strings and bytes still borrow from the input (now a [`Bytes`]), so
 /// owning the message copies nothing; the arena is a box of its own or one
@@ -39,8 +44,8 @@ impl ViewFamily for RecordRoot {
 /// let wire = Bytes::from_static(&[0x08, 0x07, 0x12, 0x02, b'h', b'i', 0x12, 0x01, b'x']);
 /// let post = OwnedRecord::decode(POST, wire)?;
 /// let post = std::thread::spawn(move || post).join().unwrap();
-/// assert_eq!(post.with(|r| r.scalar(0)), Some(7));
-/// assert_eq!(post.with(|r| r.strs(1).to_vec().join(" ")), "hi x");
+/// assert_eq!(post.get().scalar(0), Some(7));
+/// assert_eq!(post.get().strs(1).to_vec().join(" "), "hi x");
 /// # Ok::<(), quarry::DecodeError>(())
 /// ```
 pub struct OwnedRecord {
@@ -90,8 +95,28 @@ impl OwnedRecord {
         .map(|inner| Self { message, inner })
     }
 
-    /// Call `f` with the decoded record (see [`Owned::with`]: the record
-    /// cannot leave `f`).
+    /// The decoded record, for as long as `self` is borrowed. Generated
+    /// views wrap it with `FooView::from_record`.
+    ///
+    /// ```
+    /// # use quarry::bytes::Bytes;
+    /// # use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
+    /// # static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "name", "name", Kind::String, Label::Implicit)];
+    /// # static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.User", &FIELDS, &[])];
+    /// # static SCHEMA: Schema = Schema { messages: &MESSAGES, enums: &[] };
+    /// # const USER: MessageRef = MessageRef::new(&SCHEMA, 0);
+    /// let rec = OwnedRecord::decode(USER, Bytes::from_static(&[0x0A, 0x03, b'a', b'd', b'a']))?;
+    /// let name: &str = rec.get().str(0).unwrap();
+    /// // Strings borrow from the input: a zero-copy `Bytes` of one.
+    /// assert_eq!(rec.slice_bytes(name.as_bytes()), "ada");
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn get(&self) -> Record<'_> {
+        self.inner.get()
+    }
+
+    /// Call `f` with the decoded record (see [`Owned::with`]). The same as
+    /// `f(self.get())`.
     pub fn with<R>(&self, f: impl for<'a> FnOnce(Record<'a>) -> R) -> R {
         self.inner.with(f)
     }
