@@ -726,9 +726,17 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
     quote! {
         #d
-        #[derive(Clone, Copy, Debug, Default)]
+        #[derive(Clone, Copy, Default)]
         pub struct #view<'a> {
             rec: ::quarry_proto::Record<'a>,
+        }
+
+        /// The message's full name and its text format, on one line
+        /// (`{:#?}`: one field per line).
+        impl ::core::fmt::Debug for #view<'_> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::quarry_proto::text::fmt_debug(Self::TABLE, self.rec, f)
+            }
         }
 
         #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)] // getter names come from the schema

@@ -178,3 +178,31 @@ fn length_delimited_unknown_fields_nest_ten_levels_then_print_as_strings() {
         assert_eq!(text(InnerView::TABLE, &input), expected, "{levels} levels");
     }
 }
+
+#[test]
+fn views_debug_as_their_name_and_text_format() {
+    // Inner { text: "a\nb", n: 5, next: { n: -1 } }; -1 as an int32 is a
+    // ten-byte varint.
+    let mut input = len_field(1, b"a\nb");
+    input.extend([0x10, 5]);
+    let mut next = vec![0x10];
+    next.extend([0xFF; 9]);
+    next.push(0x01);
+    input.extend(len_field(3, &next));
+    let arena = Arena::new();
+    let view = InnerView::decode(&arena, &input).unwrap();
+    assert_eq!(
+        format!("{view:?}"),
+        r#"quarry.test3.Inner { text: "a\nb" n: 5 next { n: -1 } }"#
+    );
+    assert_eq!(
+        format!("{view:#?}"),
+        "quarry.test3.Inner {\n  text: \"a\\nb\"\n  n: 5\n  next {\n    n: -1\n  }\n}"
+    );
+    // An absent message field is `None`; an empty message is its bare name.
+    assert_eq!(format!("{:?}", view.next_().unwrap().next_()), "None");
+    assert_eq!(
+        format!("{:?}", InnerView::default()),
+        "quarry.test3.Inner {}"
+    );
+}

@@ -97,6 +97,55 @@ pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
     out
 }
 
+/// `record` as `{:?}` shows it: the message's full name, then its text
+/// format in braces, on one line (`{:#?}`: one field per line, as
+/// [`to_text`] writes it). What generated views print for `Debug`.
+///
+/// ```
+/// # use quarry_proto::*;
+/// static F: [FieldTable; 2] = [
+///     FieldTable::new(1, "id", "id", Kind::Int32, Label::Implicit),
+///     FieldTable::new(2, "name", "name", Kind::String, Label::Implicit),
+/// ];
+/// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
+/// static S: Schema = Schema { messages: &M, enums: &[] };
+/// struct Shown<'a>(Record<'a>);
+/// impl std::fmt::Debug for Shown<'_> {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         text::fmt_debug(MessageRef::new(&S, 0), self.0, f)
+///     }
+/// }
+/// let arena = quarry::Arena::new();
+/// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x07, 0x12, 0x01, b'h'])?;
+/// assert_eq!(format!("{:?}", Shown(rec)), r#"t.M { id: 7 name: "h" }"#);
+/// assert_eq!(format!("{:#?}", Shown(rec)), "t.M {\n  id: 7\n  name: \"h\"\n}");
+/// assert_eq!(format!("{:?}", Shown(Record::default())), "t.M {}");
+/// # Ok::<(), quarry::DecodeError>(())
+/// ```
+pub fn fmt_debug(
+    message: MessageRef,
+    record: Record<'_>,
+    f: &mut std::fmt::Formatter<'_>,
+) -> std::fmt::Result {
+    let text = to_text(message, record);
+    f.write_str(message.table().full_name)?;
+    if text.is_empty() {
+        return f.write_str(" {}");
+    }
+    f.write_str(" {")?;
+    // Strings and bytes are escaped, so every line break is the printer's.
+    for line in text.lines() {
+        if f.alternate() {
+            f.write_str("\n  ")?;
+            f.write_str(line)?;
+        } else {
+            f.write_str(" ")?;
+            f.write_str(line.trim_start())?;
+        }
+    }
+    f.write_str(if f.alternate() { "\n}" } else { " }" })
+}
+
 /// The line(s) of field `number` of a map entry at its default.
 fn write_default(out: &mut String, entry: MessageRef, number: u32, depth: usize) {
     let table = entry.table();
