@@ -149,11 +149,22 @@ impl OwnedRecord {
     }
 }
 
+/// As a generated view prints it: the message's full name and its text
+/// format (see [`text::fmt_debug`](crate::text::fmt_debug)).
+///
+/// ```
+/// # use quarry::bytes::Bytes;
+/// # use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
+/// # static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit)];
+/// # static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.Id", &FIELDS, &[])];
+/// # static SCHEMA: Schema = Schema { messages: &MESSAGES, enums: &[] };
+/// # const ID: MessageRef = MessageRef::new(&SCHEMA, 0);
+/// let rec = OwnedRecord::decode(ID, Bytes::from_static(&[0x08, 0x2A]))?;
+/// assert_eq!(format!("{rec:?}"), "demo.Id { id: 42 }");
+/// # Ok::<(), quarry::DecodeError>(())
+/// ```
 impl std::fmt::Debug for OwnedRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OwnedRecord")
-            .field("message", &self.message.table().full_name)
-            .field("input_len", &self.backing_bytes().len())
-            .finish()
+        crate::text::fmt_debug(self.message, self.get(), f)
     }
 }
