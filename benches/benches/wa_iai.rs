@@ -51,7 +51,8 @@ fn peer(bytes: &'static [u8]) -> usize {
     black_box(wa::peer_decode(bytes))
 }
 
-// `quarry_wa::decode` into `Arena::new()`, plus drop of the arena.
+// `quarry_wa::decode` into `quarry_wa::arena_for(bytes)`, plus drop of the
+// arena.
 #[library_benchmark]
 #[bench::fanout(args = ("fanout"), setup = warm_fresh)]
 #[bench::large(args = ("large"), setup = warm_fresh)]

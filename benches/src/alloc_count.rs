@@ -170,10 +170,21 @@ pub fn measure_wa() -> Vec<AllocRow> {
         }));
 
         wa::quarry_decode_fresh(bytes);
-        let arena = quarry::Arena::new();
-        let mut row = count(name, "quarry_fresh", || {
-            quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes")
+        // The arena is made inside the count: `arena_for` is where a fresh
+        // decode's one allocation happens.
+        let (counts, arena) = measure(|| {
+            let arena = quarry_wa::arena_for(bytes);
+            quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes");
+            arena
         });
+        let mut row = AllocRow {
+            case: name,
+            op: "quarry_fresh",
+            allocations: counts.allocations,
+            requested: counts.requested,
+            held: counts.live,
+            arena_used: None,
+        };
         let stats = arena.stats();
         row.held = stats.allocated_bytes;
         row.arena_used = Some(stats.allocated_bytes - stats.free_in_current_chunk);

@@ -229,7 +229,7 @@ pub fn peer_decode(bytes: &[u8]) -> usize {
 /// When quarry rejects the input.
 #[inline(never)]
 pub fn quarry_decode_fresh(bytes: &[u8]) -> usize {
-    let arena = Arena::new();
+    let arena = quarry_wa::arena_for(bytes);
     let node =
         quarry_wa::decode(&arena, black_box(bytes)).expect("quarry decodes the peer's bytes");
     let n = node.children().len();

@@ -123,7 +123,7 @@ pub fn peer_parse_verify_id(bytes: &[u8]) -> bool {
 /// quarry into a fresh arena (created and dropped here).
 #[inline(never)]
 pub fn quarry_fresh(decoder: &Decoder, bytes: &[u8]) -> usize {
-    let arena = Arena::new();
+    let arena = quarry_nostr::arena_for(bytes);
     match decoder.decode_relay_message(&arena, bytes).unwrap() {
         RelayMessage::Event { event, .. } => black_box(event.tags().len()),
         _ => 0,

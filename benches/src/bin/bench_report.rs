@@ -277,7 +277,7 @@ fn render_wa(m: &Measured) -> Result<String, String> {
          and marshalled with its `marshal` (flags byte stripped), so both decoders read the same \
          bytes. Each measurement is one decode plus drop of the result:\n\n\
          * **peer**: `wacore_binary::marshal::unmarshal_ref` (wacore-binary, `default-features = false`), then drop of the `NodeRef` tree;\n\
-         * **fresh**: `quarry_wa::decode` into `Arena::new()`, then drop of the arena;\n\
+         * **fresh**: `quarry_wa::decode` into `quarry_wa::arena_for(bytes)` (a new arena of the decoder's worst-case reservation, its one allocation), then drop of the arena;\n\
          * **reused**: `Arena::reset` and `quarry_wa::decode` into an arena that decoded the same input before.\n\n\
          Time is criterion's median (warm-up 1 s, measurement 3 s), instructions are callgrind's `Ir` \
          for one call (iai-callgrind, after one warm-up decode in setup), allocations and bytes come \

@@ -114,7 +114,7 @@ fn run() -> Result<(), String> {
         md,
         "## Nostr: quarry-nostr vs rust-nostr\n\n\
          Inputs: `[\"EVENT\",\"sub1\",<event>]` relay messages in the six shapes of the spec's table, signed with a real key and serialized by rust-nostr (`nostr` 0.45). \
-         Each measurement decodes one message and drops the result: **peer** `nostr::RelayMessage::from_json`; **peer_verify_id** the same plus `Event::verify_id()`; **quarry** `Decoder::decode_relay_message` with the id check off (`noverify`, `IdCheck::Skip`) or on (`verify`, the default), into a fresh arena (`fresh`: `Arena::new()`, dropped after) or a reset one (`reused`). \
+         Each measurement decodes one message and drops the result: **peer** `nostr::RelayMessage::from_json`; **peer_verify_id** the same plus `Event::verify_id()`; **quarry** `Decoder::decode_relay_message` with the id check off (`noverify`, `IdCheck::Skip`) or on (`verify`, the default), into a fresh arena (`fresh`: `quarry_nostr::arena_for(bytes)`, its one allocation, dropped after) or a reset one (`reused`). \
          Time is criterion's median (warm-up 1 s, measurement 3 s); instructions are callgrind's `Ir` for one call.\n"
     );
     let _ = writeln!(

@@ -43,7 +43,9 @@ mod convert;
 #[cfg(feature = "sig")]
 mod sig;
 
-pub use decode::{ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, decode_event, max_arena_bytes};
+pub use decode::{
+    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, arena_for, decode_event, max_arena_bytes,
+};
 pub use encode::{EventExtra, write_json_string};
 pub use event::{Event, Tag, TagIter, Tags, TagsIter};
 pub use filter::{Filter, Filters};

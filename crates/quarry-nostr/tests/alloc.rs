@@ -77,3 +77,24 @@ fn a_bare_event_with_escapes_also_costs_one_allocation() {
     assert!(ok);
     assert_eq!(reused, 0);
 }
+
+#[test]
+fn arena_for_allocates_once_and_the_decode_never() {
+    let decoder = Decoder::new();
+    for i in 0..common::SHAPES.len() {
+        let (name, ntags, _) = common::SHAPES[i];
+        let bytes = common::relay_event(&common::shape(i, 1));
+        let (made, arena) = quarry_testkit::count_allocs(|| quarry_nostr::arena_for(&bytes));
+        assert_eq!(made, 1, "{name}: arena_for");
+        let held = arena.stats().allocated_bytes;
+        assert!(held >= quarry_nostr::max_arena_bytes(bytes.len()), "{name}");
+        let (during, ok) =
+            quarry_testkit::count_allocs(|| match decoder.decode_relay_message(&arena, &bytes) {
+                Ok(RelayMessage::Event { event, .. }) => event.tags().len() == ntags,
+                _ => false,
+            });
+        assert!(ok, "{name}: decode failed or wrong shape");
+        assert_eq!(during, 0, "{name}: decode into arena_for");
+        assert_eq!(arena.stats().allocated_bytes, held, "{name}");
+    }
+}

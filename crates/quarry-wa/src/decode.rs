@@ -55,6 +55,29 @@ pub const fn max_arena_bytes(input_len: usize) -> usize {
         .saturating_add(ARENA_BYTES_CONST)
 }
 
+/// A fresh arena for decoding `input` once with default limits: one
+/// allocation of [`max_arena_bytes`] bytes, made here, so the decode
+/// allocates nothing.
+///
+/// `Arena::new()` followed by a decode also costs one allocation, but the
+/// decode's reservation then goes through bumpalo's growth path: a one-shot
+/// decode of a small stanza costs about 150 instructions more that way
+/// (callgrind, `wa_iai`'s `quarry_fresh` benches). Reuse an arena
+/// ([`Arena::reset`]) where messages keep coming.
+///
+/// ```
+/// let input = [0xF8, 1, 19];
+/// let arena = quarry_wa::arena_for(&input);
+/// let reserved = arena.stats().allocated_bytes;
+/// assert!(reserved >= quarry_wa::max_arena_bytes(input.len()));
+/// let node = quarry_wa::decode(&arena, &input).unwrap();
+/// assert_eq!(node.tag(), "message");
+/// assert_eq!(arena.stats().allocated_bytes, reserved);
+/// ```
+pub fn arena_for(input: &[u8]) -> Arena {
+    Arena::with_capacity(max_arena_bytes(input.len()).min(DecodeOptions::DEFAULT.max_arena_bytes))
+}
+
 /// Decoder settings: limits and the token dictionary.
 ///
 /// ```

@@ -49,7 +49,9 @@ mod token_index;
 pub mod wire;
 
 pub use attrs::{AttrError, AttrErrors, AttrParser};
-pub use decode::{ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, decode, max_arena_bytes};
+pub use decode::{
+    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, arena_for, decode, max_arena_bytes,
+};
 pub use dictionary::{Dictionary, Token};
 pub use encode::{
     EncodeError, Encoder, MAX_DEPTH, encode, encode_frame, encode_into, encode_view,

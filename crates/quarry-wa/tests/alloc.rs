@@ -118,6 +118,25 @@ fn one_allocation_fresh_zero_warm_for_every_fixture() {
 }
 
 #[test]
+fn arena_for_allocates_once_and_the_decode_never() {
+    for fixture in &common::fixtures() {
+        let input = fixture.node_bytes();
+        let (made, arena) = quarry_testkit::count_allocs(|| quarry_wa::arena_for(input));
+        assert_eq!(made, 1, "{}: arena_for", fixture.name);
+        let held = arena.stats().allocated_bytes;
+        assert!(
+            held >= quarry_wa::max_arena_bytes(input.len()),
+            "{}",
+            fixture.name
+        );
+        let (during, nodes) = quarry_testkit::count_allocs(|| decode_and_walk(&arena, input));
+        assert!(nodes > 0);
+        assert_eq!(during, 0, "{}: decode into arena_for", fixture.name);
+        assert_eq!(arena.stats().allocated_bytes, held, "{}", fixture.name);
+    }
+}
+
+#[test]
 fn a_new_arena_allocates_nothing() {
     let (n, arena) = quarry_testkit::count_allocs(Arena::new);
     assert_eq!(n, 0);
