@@ -109,7 +109,9 @@ struct Dec<'a, 's> {
 }
 
 /// Decode `input` as one message of type `message` in one pass, or report
-/// that it needs the merging decoder.
+/// that it needs the merging decoder. Inlined into the entry points (see
+/// `decode::decode_inline`).
+#[inline(always)]
 pub(crate) fn decode<'a>(
     message: MessageRef,
     alloc: &BoundedAlloc<'a>,
