@@ -177,18 +177,15 @@ pub fn measure_wa() -> Vec<AllocRow> {
             quarry_wa::decode(&arena, bytes).expect("quarry decodes the peer's bytes");
             arena
         });
-        let mut row = AllocRow {
+        let stats = arena.stats();
+        rows.push(AllocRow {
             case: name,
             op: "quarry_fresh",
             allocations: counts.allocations,
             requested: counts.requested,
-            held: counts.live,
-            arena_used: None,
-        };
-        let stats = arena.stats();
-        row.held = stats.allocated_bytes;
-        row.arena_used = Some(stats.allocated_bytes - stats.free_in_current_chunk);
-        rows.push(row);
+            held: stats.allocated_bytes,
+            arena_used: Some(stats.allocated_bytes - stats.free_in_current_chunk),
+        });
         drop(arena);
 
         let mut arena = wa::warmed_arena(bytes);
