@@ -61,7 +61,7 @@ pub const fn max_arena_bytes(input_len: usize) -> usize {
 ///
 /// `Arena::new()` followed by a decode also costs one allocation, but the
 /// decode's reservation then goes through bumpalo's growth path: a one-shot
-/// decode of a small stanza costs about 150 instructions more that way
+/// decode of a small stanza costs about 140 instructions more that way
 /// (callgrind, `wa_iai`'s `quarry_fresh` benches). Reuse an arena
 /// ([`Arena::reset`]) where messages keep coming.
 ///
