@@ -32,6 +32,7 @@
 
 mod decode;
 mod encode;
+mod float_text;
 pub mod json;
 mod one_pass;
 mod owned_record;

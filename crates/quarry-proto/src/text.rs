@@ -2,7 +2,8 @@
 //! line, nested messages in braces indented by two spaces, enums by name,
 //! strings and bytes C-escaped (octal for bytes outside printable ASCII),
 //! floats as `%g` with the shortest of 6/9 (`float`) or 15/17 (`double`)
-//! digits that reads back, unknown fields by number.
+//! digits that reads back (9 for a subnormal `float`, as protobuf's
+//! `strtof` check has it), unknown fields by number.
 //!
 //! Nested messages are followed with an explicit stack, not by recursion,
 //! so a record of any depth the decoder accepted prints on any thread's
@@ -11,7 +12,7 @@
 use std::fmt::Write as _;
 
 use crate::UnknownField;
-use crate::json::format_g;
+use crate::float_text::{double_digits, float_digits};
 use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, Label, MessageRef};
 use crate::values::{skip_group, skip_plain};
@@ -425,13 +426,8 @@ fn scalar(message: MessageRef, f: &FieldTable, v: u64) -> String {
     match f.kind {
         Kind::Bool => (if v != 0 { "true" } else { "false" }).to_string(),
         Kind::UInt32 | Kind::Fixed32 | Kind::UInt64 | Kind::Fixed64 => v.to_string(),
-        Kind::Double => float_text(f64::from_bits(v), 15, 17, |s| {
-            s.parse::<f64>().ok() == Some(f64::from_bits(v))
-        }),
-        Kind::Float => {
-            let x = f32::from_bits(v as u32);
-            float_text(f64::from(x), 6, 9, |s| s.parse::<f32>().ok() == Some(x))
-        }
+        Kind::Double => float_text(f64::from_bits(v), double_digits),
+        Kind::Float => float_text(f32::from_bits(v as u32), float_digits),
         Kind::Enum => message
             .schema
             .enums
@@ -442,15 +438,21 @@ fn scalar(message: MessageRef, f: &FieldTable, v: u64) -> String {
     }
 }
 
-fn float_text(x: f64, short: usize, long: usize, reads_back: impl Fn(&str) -> bool) -> String {
-    if x.is_nan() {
-        return "nan".into();
+/// `nan`, `inf` and `-inf` as protobuf's text printer writes them; finite
+/// values as `digits` does.
+fn float_text<F: Into<f64> + Copy>(x: F, digits: fn(F) -> String) -> String {
+    let wide: f64 = x.into();
+    if wide.is_nan() {
+        "nan".into()
+    } else if wide.is_infinite() {
+        if wide > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else {
+        digits(x)
     }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let s = format_g(x, short);
-    if reads_back(&s) { s } else { format_g(x, long) }
 }
 
 /// A double-quoted, C-escaped string.

@@ -3,7 +3,8 @@
 //! order under their JSON names, fields without presence omitted when they
 //! hold their default, 64-bit integers quoted, bytes in standard base64,
 //! enums by name (by number when the enum does not list the value), floats
-//! with `%.15g`/`%.17g` (`%.6g`/`%.9g` for `float`), `"NaN"` and
+//! with `%.15g`/`%.17g` (`%.6g`/`%.9g` for `float`, always 9 digits for a
+//! subnormal `float`), `"NaN"` and
 //! `"Infinity"` quoted, and the same characters escaped (`<`, `>`,
 //! controls and a few invisible code points as `\uXXXX`). Unknown fields are
 //! not printed. The well-known types have their special forms (see
@@ -32,6 +33,7 @@ use std::fmt::Write as _;
 
 use quarry::DecodeError;
 
+use crate::float_text::{double_digits, float_digits};
 use crate::record::{Record, Slot, UNKNOWN, Val};
 use crate::table::{FieldTable, Kind, Label, MessageRef};
 
@@ -242,7 +244,7 @@ impl Printer<'_> {
         let value_field = table.field_index(2);
         self.out.push('{');
         let mut first = true;
-        for slots in crate::walk::map_in_key_order(entry, list) {
+        for slots in crate::walk::map_in_key_order(entry, list, true) {
             let rec = Record::new(slots);
             let value = value_field.and_then(|v| {
                 let f = table.fields.get(v as usize)?;
@@ -385,76 +387,18 @@ fn special(out: &mut String, v: f64) -> bool {
     true
 }
 
-/// A double as C's `%.15g`, or `%.17g` when 15 digits do not read back.
+/// A double as protobuf's JSON printer writes it (see
+/// [`double_digits`]).
 fn write_double(out: &mut String, v: f64) {
-    if special(out, v) {
-        return;
-    }
-    let short = format_g(v, 15);
-    if short.parse::<f64>().ok() == Some(v) {
-        out.push_str(&short);
-    } else {
-        out.push_str(&format_g(v, 17));
+    if !special(out, v) {
+        out.push_str(&double_digits(v));
     }
 }
 
-/// A float as C's `%.6g`, or `%.9g` when 6 digits do not read back as the
-/// same float.
+/// A float as protobuf's JSON printer writes it (see [`float_digits`]).
 fn write_float(out: &mut String, v: f32) {
-    if special(out, f64::from(v)) {
-        return;
-    }
-    let wide = f64::from(v);
-    let short = format_g(wide, 6);
-    if short.parse::<f32>().ok() == Some(v) {
-        out.push_str(&short);
-    } else {
-        out.push_str(&format_g(wide, 9));
-    }
-}
-
-/// C's `%.{precision}g`: `precision` significant digits, trailing zeros
-/// removed, scientific notation (`1e+20`, two exponent digits at least)
-/// when the exponent is below -4 or at least `precision`.
-pub fn format_g(v: f64, precision: usize) -> String {
-    if v == 0.0 {
-        return if v.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    // Rust's `{:.Ne}` rounds exactly, like printf.
-    let sci = format!("{:.*e}", precision - 1, v);
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, digits_part) = match mantissa.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", mantissa),
-    };
-    let digits: String = digits_part.chars().filter(|c| *c != '.').collect();
-    if exp < -4 || exp >= precision as i32 {
-        let mut m = String::from(&digits[..1]);
-        let rest = digits[1..].trim_end_matches('0');
-        if !rest.is_empty() {
-            m.push('.');
-            m.push_str(rest);
-        }
-        let (es, ea) = if exp < 0 { ('-', -exp) } else { ('+', exp) };
-        format!("{sign}{m}e{es}{ea:02}")
-    } else if exp >= 0 {
-        let split = exp as usize + 1;
-        let int_part = &digits[..split];
-        let frac = digits[split..].trim_end_matches('0');
-        if frac.is_empty() {
-            format!("{sign}{int_part}")
-        } else {
-            format!("{sign}{int_part}.{frac}")
-        }
-    } else {
-        let zeros = "0".repeat((-exp - 1) as usize);
-        let frac = digits.trim_end_matches('0');
-        format!("{sign}0.{zeros}{frac}")
+    if !special(out, f64::from(v)) {
+        out.push_str(&float_digits(v));
     }
 }
 
@@ -542,39 +486,6 @@ pub fn write_str(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn format_g_matches_printf() {
-        // Expected strings are what C's printf writes for these formats.
-        assert_eq!(format_g(1.0, 15), "1");
-        assert_eq!(format_g(0.1, 15), "0.1");
-        assert_eq!(format_g(1e20, 15), "1e+20");
-        assert_eq!(format_g(123456.0, 6), "123456");
-        assert_eq!(format_g(1234567.0, 6), "1.23457e+06");
-        assert_eq!(format_g(0.0001, 15), "0.0001");
-        assert_eq!(format_g(0.00001, 15), "1e-05");
-        assert_eq!(format_g(-2.5, 15), "-2.5");
-        assert_eq!(format_g(0.30000000000000004, 17), "0.30000000000000004");
-        assert_eq!(
-            format_g(1e100, 17),
-            "1.0000000000000000e+100".replace(".0000000000000000", "")
-        );
-    }
-
-    #[test]
-    fn doubles_and_floats_round_trip_like_simple_dtoa() {
-        let mut s = String::new();
-        write_double(&mut s, 0.1 + 0.2);
-        assert_eq!(s, "0.30000000000000004");
-        let mut s = String::new();
-        write_float(&mut s, 0.1f32);
-        assert_eq!(s, "0.1");
-        let mut s = String::new();
-        write_float(&mut s, 16_777_217.0f32);
-        // 16777216 as a float; %.6g gives 1.67772e+07 which does not read
-        // back, %.9g gives 16777216.
-        assert_eq!(s, "16777216");
-    }
 
     #[test]
     fn base64_matches_rfc4648_vectors() {
