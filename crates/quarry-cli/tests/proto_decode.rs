@@ -198,12 +198,15 @@ fn random_whatsapp_messages_print_as_prost_reflect_reads_and_writes_them() {
     }
 }
 
-/// A map field whose entries repeat a key holds the last entry's value:
-/// prost-reflect's map keeps one per key, and so do our JSON object and
-/// text format (no duplicate member, which JSON readers resolve each their
-/// own way).
+/// A map field whose entries repeat a key: the JSON object has one member
+/// per key, the last entry's value (what a parsed map holds: protobuf's
+/// Python `json_format` prints the same object, and no JSON reader has to
+/// resolve a duplicate member); the text format shows every entry, sorted
+/// by key and in input order among equal keys, as `protoc --decode` does.
+/// Both expected outputs were printed by protobuf (libprotoc 35.1 and
+/// protobuf 7.36 for Python) for these bytes.
 #[test]
-fn maps_with_repeated_keys_print_one_entry_per_key() {
+fn maps_with_repeated_keys_print_as_protobuf_does() {
     let pool = pool("test3.proto");
     let desc = pool.get_message_by_name("quarry.test3.All3").expect("root");
     // m_str (50): {"b": "x"}, {"a": "y"}, {"b": "z"}; m_mood (52,
@@ -221,6 +224,20 @@ fn maps_with_repeated_keys_print_one_entry_per_key() {
         json.trim_end(),
         r#"{"mStr":{"a":"y","b":"z"},"mMood":{"2":"MOOD_UNSPECIFIED","7":"MOOD_HAPPY"}}"#
     );
+    let text = cli("test3.proto", desc.full_name(), &[], &bytes);
+    let entry = |field: &str, key: &str, value: &str| {
+        format!("{field} {{\n  key: {key}\n  value: {value}\n}}\n")
+    };
+    let want = [
+        entry("m_str", "\"a\"", "\"y\""),
+        entry("m_str", "\"b\"", "\"x\""),
+        entry("m_str", "\"b\"", "\"z\""),
+        entry("m_mood", "2", "MOOD_UNSPECIFIED"),
+        entry("m_mood", "7", "MOOD_SAD"),
+        entry("m_mood", "7", "MOOD_HAPPY"),
+    ]
+    .concat();
+    assert_eq!(text, want);
 }
 
 #[test]

@@ -46,12 +46,11 @@ pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
                 slot,
             } => write_field(&mut out, message, f, slot, depth),
             Step::Leaf { message, slot, .. } => {
-                // A map entry's absent value goes before its unknown fields.
-                if message.table().map_entry && walk.mark() == 1 {
-                    write_default(&mut out, message, 2, depth);
-                    walk.set_mark(0);
+                // Protobuf keeps no unknown fields in a map entry: `protoc
+                // --decode` prints none there.
+                if !message.table().map_entry {
+                    write_unknown(&mut out, message, slot.as_unknown(), depth);
                 }
-                write_unknown(&mut out, message, slot.as_unknown(), depth);
             }
             Step::Enter {
                 message,

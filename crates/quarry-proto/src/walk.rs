@@ -48,8 +48,7 @@ pub(crate) enum Step<'r> {
 enum Elements<'r> {
     /// In input order.
     Slice(&'r [&'r [Slot<'r>]]),
-    /// A map's entries in key order, one per key (see
-    /// [`Walk::sorting_maps`]).
+    /// A map's entries in key order (see [`Walk::sorting_maps`]).
     Sorted(std::vec::IntoIter<&'r [Slot<'r>]>),
 }
 
@@ -124,8 +123,8 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     }
 
     /// Visit a map field's entries as protobuf's text printer does: in key
-    /// order, and of entries with equal keys only the last (the one a map
-    /// keeps). Forward walks only.
+    /// order, entries with equal keys all, in input order. Forward walks
+    /// only.
     pub(crate) fn sorting_maps(mut self) -> Self {
         self.sort_maps = !REVERSE;
         self
@@ -247,7 +246,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
                 (Some(field), Val::Msgs(elements)) => {
                     let entry = message.sub_message(field);
                     let elements = if sort_maps && entry.table().map_entry {
-                        Elements::Sorted(map_in_key_order(entry, elements).into_iter())
+                        Elements::Sorted(map_in_key_order(entry, elements, false).into_iter())
                     } else {
                         Elements::Slice(elements)
                     };
@@ -266,11 +265,15 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
 }
 
 /// A map's entries sorted by key (integers by value, signed or not as the
-/// key's type says, strings bytewise, `false` before `true`), and of
-/// entries with equal keys the last.
+/// key's type says, strings bytewise, `false` before `true`). Entries with
+/// equal keys stay in input order; with `one_per_key` only the last of them
+/// is kept (the one a parsed map holds, what the JSON printer shows), and
+/// without it all are (the text printer shows every entry on the wire, as
+/// `protoc --decode` does).
 pub(crate) fn map_in_key_order<'r>(
     entry: MessageRef,
     elements: &'r [&'r [Slot<'r>]],
+    one_per_key: bool,
 ) -> Vec<&'r [Slot<'r>]> {
     let table = entry.table();
     let key = table.field_index(1);
@@ -308,6 +311,9 @@ pub(crate) fn map_in_key_order<'r>(
     let mut sorted: Vec<&[Slot<'r>]> = elements.to_vec();
     // Stable: entries with equal keys stay in input order, the last last.
     sorted.sort_by(|a, b| key_cmp(a, b));
+    if !one_per_key {
+        return sorted;
+    }
     let mut kept = Vec::with_capacity(sorted.len());
     for (i, &element) in sorted.iter().enumerate() {
         let superseded = sorted
