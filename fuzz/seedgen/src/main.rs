@@ -393,7 +393,7 @@ fn all2() -> Vec<test2::All2> {
         m_str_int: HashMap::from([("one".into(), 1)]),
         m_int_msg: HashMap::from([(-1, nested(5, 0))]),
         m_bool_bytes: HashMap::from([(true, vec![9])]),
-        m_enum: HashMap::from([(3, 3)]),
+        m_enum: HashMap::from([(3, 1)]),
         d_int32: Some(-42),
         recursive: Some(Box::new(test2::All2 {
             f_required: 1,
