@@ -342,6 +342,37 @@ fn invalid_utf8_in_a_string_is_an_error_at_the_string() {
     assert!(decode3(&[0x52, 0x02, 0xC3, 0x28]).is_ok());
 }
 
+/// A map entry whose closed-enum value is unlisted becomes an unknown field
+/// whole, but its string key is still checked: m_str_level (54, map<string,
+/// Level>) with key bytes C3 28 and value 99, in either order.
+#[test]
+fn invalid_utf8_key_of_an_unknown_map_entry_is_still_an_error() {
+    let required = [0xA8, 0x01, 0x01];
+    let key_first = [
+        &required[..],
+        &[0xB2, 0x03, 6, 0x0A, 2, 0xC3, 0x28, 0x10, 99],
+    ]
+    .concat();
+    let value_first = [
+        &required[..],
+        &[0xB2, 0x03, 6, 0x10, 99, 0x0A, 2, 0xC3, 0x28],
+    ]
+    .concat();
+    for (bytes, offset) in [(key_first, 8), (value_first, 10)] {
+        let arena = Arena::new();
+        assert_eq!(
+            quarry_proto_tests::views::All2View::decode(&arena, &bytes).map(|_| ()),
+            Err(DecodeError::InvalidUtf8 { offset })
+        );
+    }
+    // A valid key: the entry is an unknown field, the decode succeeds.
+    let ok = [&required[..], &[0xB2, 0x03, 5, 0x0A, 1, b'k', 0x10, 99]].concat();
+    let arena = Arena::new();
+    let view = quarry_proto_tests::views::All2View::decode(&arena, &ok).unwrap();
+    assert_eq!(view.m_str_level().count(), 0);
+    assert_eq!(view.unknown_fields().count(), 1);
+}
+
 #[test]
 fn arena_and_item_limits_are_typed_errors() {
     let bytes = samples::history_sync(10, 10).encode_to_vec();

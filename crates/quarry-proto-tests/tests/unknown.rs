@@ -246,3 +246,65 @@ fn maps_read_as_key_value_pairs() {
     assert_eq!(pairs, vec![("a", 1), ("b", 2)]);
     assert_eq!(view.far_field(), -3);
 }
+
+/// A map whose values are a closed enum: an entry whose value (its last
+/// occurrence) the enum does not list is an unknown field of the map's
+/// message, whole; an entry that ends with a listed value keeps it and
+/// drops the earlier unlisted one. `protoc --decode` (libprotoc 35.1) shows
+/// the same three map entries and two unknown entries for these bytes.
+#[test]
+fn map_entry_with_an_unlisted_closed_enum_value_is_an_unknown_field() {
+    let e1: &[u8] = &[0x08, 1, 0x10, 1]; // {1: HIGH}
+    let e2: &[u8] = &[0x08, 2, 0x10, 99]; // {2: 99}: unknown
+    let e3: &[u8] = &[0x08, 3, 0x10, 1, 0x10, 99]; // {3: HIGH, then 99}: unknown
+    let e4: &[u8] = &[0x08, 4, 0x10, 99, 0x10, 1]; // {4: 99, then HIGH}: HIGH
+    let e5: &[u8] = &[0x08, 5]; // {5}: LOW
+    // m_enum is field 53, length-delimited: tag 426 = 0xAA 0x03.
+    let entry = |payload: &[u8]| [&[0xAA, 0x03, payload.len() as u8][..], payload].concat();
+    let bytes = [
+        REQUIRED.to_vec(),
+        entry(e1),
+        entry(e2),
+        entry(e3),
+        entry(e4),
+        entry(e5),
+    ]
+    .concat();
+    let arena = Arena::new();
+    let view = All2View::decode(&arena, &bytes).unwrap();
+    let map: Vec<(u32, views::Level)> = view.m_enum().collect();
+    assert_eq!(
+        map,
+        vec![
+            (1, views::Level::High),
+            (4, views::Level::High),
+            (5, views::Level::Low)
+        ]
+    );
+    assert_eq!(
+        view.unknown_fields().collect::<Vec<_>>(),
+        vec![
+            UnknownField::Raw {
+                tag: 426,
+                value: e2
+            },
+            UnknownField::Raw {
+                tag: 426,
+                value: e3
+            },
+        ]
+    );
+    // Known entries first (e4 without its dropped 99), then the unknown ones
+    // as they came.
+    let e4_kept: &[u8] = &[0x08, 4, 0x10, 1];
+    let want = [
+        REQUIRED.to_vec(),
+        entry(e1),
+        entry(e4_kept),
+        entry(e5),
+        entry(e2),
+        entry(e3),
+    ]
+    .concat();
+    assert_eq!(view.encode_to_vec(), want);
+}

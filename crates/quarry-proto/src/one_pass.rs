@@ -368,8 +368,10 @@ impl<'a> Dec<'a, '_> {
                         && let Some(e) = closed_enum(self.schema, f)
                         && !e.contains(v as i32)
                     {
-                        // Kept as an unknown field, as protobuf does.
-                        if DENSE {
+                        // Kept as an unknown field, as protobuf does. (In a
+                        // map entry the whole entry is: the merging decoder
+                        // reads the map's message that way.)
+                        if DENSE || table.map_entry {
                             return Ok(None);
                         }
                         msg.gather = true;
@@ -581,7 +583,8 @@ impl<'a> Dec<'a, '_> {
         // go through the whole table entry.
         let op = f.op;
         if op & 7 != wt || op >> 3 == op::RARE {
-            let (pos, flags) = self.rare_known(f, fi, number, wt, at, after_tag, end, depth)?;
+            let (pos, flags) =
+                self.rare_known(table, f, fi, number, wt, at, after_tag, end, depth)?;
             return Ok(General {
                 fi,
                 number,
@@ -610,6 +613,7 @@ impl<'a> Dec<'a, '_> {
     )]
     fn rare_known(
         &mut self,
+        table: &MessageTable,
         f: &FieldTable,
         fi: u32,
         number: u32,
@@ -660,6 +664,11 @@ impl<'a> Dec<'a, '_> {
                 if let Some(e) = closed_enum(self.schema, f)
                     && !e.contains(v as i32)
                 {
+                    if table.map_entry {
+                        // The whole entry is an unknown field: the
+                        // merging decoder reads it so.
+                        return Ok((pos, step::MERGE));
+                    }
                     // Kept as an unknown field, as protobuf does.
                     self.push(
                         Slot {

@@ -606,6 +606,14 @@ impl<'a> Dec<'a, '_> {
                         read_len(buf, &mut pos, end)?
                     };
                     frame.pos = pos;
+                    if kind == Kind::Message
+                        && f.is_repeated()
+                        && rejected_map_entry(self.schema, buf, f, s, e)
+                    {
+                        let raw = span(buf, s, e)?;
+                        Self::push_unknown(frame, number << 3 | u32::from(LEN), Val::Raw(raw), at)?;
+                        return Ok(Step::Next);
+                    }
                     let Some(i) = slot else {
                         // A oneof member another member displaced.
                         return Ok(Step::Next);
@@ -655,8 +663,15 @@ impl<'a> Dec<'a, '_> {
                 _ => {
                     let v = read_scalar(buf, &mut pos, end, kind)?;
                     if kind == Kind::Enum && !self.enum_accepts(f, v) && self.is_closed_enum(f) {
-                        let raw = span(buf, vstart, pos)?;
-                        Self::push_unknown(frame, number << 3, Val::Raw(raw), at)?;
+                        // In a map entry that ends with a listed value, an
+                        // earlier unlisted one is dropped, as protobuf keeps
+                        // no unknown fields in an entry (kept, it would
+                        // re-encode after the listed value and turn the
+                        // entry unknown).
+                        if !table.map_entry {
+                            let raw = span(buf, vstart, pos)?;
+                            Self::push_unknown(frame, number << 3, Val::Raw(raw), at)?;
+                        }
                     } else if let Some(i) = slot {
                         let sl = slot_mut(frame.slots, i, at)?;
                         match &mut sl.val {
@@ -865,6 +880,67 @@ fn push<T>(list: &mut [T], cursor: &mut u32, v: T, at: usize) -> Result<(), Deco
     Ok(())
 }
 
+/// True when `s..e`, an element of repeated message field `f`, is a map
+/// entry to keep whole as an unknown field of the map's message: the map's
+/// values are a closed enum and the entry's value (its last occurrence)
+/// is one the enum does not list. That is what protobuf does (C++ looks at
+/// the entry's final value; `protoc --decode` prints such an entry among
+/// the unknown fields). An entry that does not read as fields, or whose
+/// string key is not UTF-8, is left to its own decode to report.
+fn rejected_map_entry(schema: &Schema, buf: &[u8], f: &FieldTable, s: usize, e: usize) -> bool {
+    let Some(entry) = schema.messages.get(f.sub as usize) else {
+        return false;
+    };
+    if !entry.map_entry {
+        return false;
+    }
+    let Some(value) = entry
+        .field_index(2)
+        .and_then(|i| entry.fields.get(i as usize))
+    else {
+        return false;
+    };
+    let Some(values) = (value.kind == Kind::Enum)
+        .then(|| schema.enums.get(value.sub as usize))
+        .flatten()
+        .filter(|en| en.closed)
+    else {
+        return false;
+    };
+    let mut last = None;
+    let mut pos = s;
+    while pos < e {
+        let Ok((number, wt)) = read_tag(buf, &mut pos, e) else {
+            return false;
+        };
+        if number == 2 && wt == VARINT {
+            match read_varint(buf, &mut pos, e) {
+                Ok(v) => last = Some(norm_varint(Kind::Enum, v)),
+                Err(_) => return false,
+            }
+        } else if number == 1 && wt == LEN {
+            // A string key must still be UTF-8: a bad one is the entry
+            // decode's error, whatever the value.
+            let utf8 = entry
+                .field_index(1)
+                .and_then(|i| entry.fields.get(i as usize))
+                .is_some_and(|k| k.kind == Kind::String && k.utf8);
+            match read_len(buf, &mut pos, e) {
+                Ok((ks, ke)) => {
+                    if utf8 && span(buf, ks, ke).map_or(true, |k| quarry::utf8::to_str(k).is_none())
+                    {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        } else if wt == SGROUP || wt == EGROUP || skip_plain(buf, &mut pos, e, wt).is_err() {
+            return false;
+        }
+    }
+    last.is_some_and(|v| !values.contains(v as i32))
+}
+
 /// What the counting pass found in a message.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counted {
@@ -959,14 +1035,26 @@ impl CountCtx<'_> {
                         1
                     }
                     Kind::Message | Kind::String | Kind::Bytes => {
-                        read_len(buf, &mut pos, end)?;
-                        1
+                        let (s, e) = read_len(buf, &mut pos, end)?;
+                        if f.kind == Kind::Message
+                            && f.is_repeated()
+                            && rejected_map_entry(self.schema, buf, f, s, e)
+                        {
+                            c.unknown = c.unknown.saturating_add(1);
+                            0
+                        } else {
+                            1
+                        }
                     }
                     kind => {
                         let v = read_scalar(buf, &mut pos, end, kind)?;
                         match self.closed_enum(f) {
+                            // A map entry keeps no unknown fields (see
+                            // `rejected_map_entry`).
                             Some(e) if !e.contains(v as i32) => {
-                                c.unknown = c.unknown.saturating_add(1);
+                                if !table.map_entry {
+                                    c.unknown = c.unknown.saturating_add(1);
+                                }
                                 0
                             }
                             _ => 1,
