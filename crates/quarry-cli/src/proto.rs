@@ -25,7 +25,7 @@ decode   print the message in FILE (or stdin for -): protobuf text format
   --proto FILE   the schema (imports are looked up next to it, or in DIR)
   --type NAME    the message type: fully qualified (pkg.Outer.Inner), or
                  without its package when that is unambiguous
-  --include DIR  where imports are looked up
+  --include DIR  where imports are looked up (besides the schema's directory)
   --json         JSON instead of text format
   --repeat N     decode N times and print nothing (for valgrind)
   --reuse-arena  with --repeat: one arena, reset between decodes
@@ -49,14 +49,20 @@ pub fn run(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
 fn load(proto: &str, include: Option<&str>, name: &str) -> Result<MessageRef, Failure> {
     let path = Path::new(proto);
     std::fs::metadata(path).map_err(|e| Failure::Io(format!("reading {proto}: {e}")))?;
-    let dir = match include {
-        Some(dir) => PathBuf::from(dir),
-        None => path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-    };
-    let schema = quarry_proto_build::load(&[path], &[dir])
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    // `--include` first: when it holds the schema, the schema's name (and
+    // so how other files import it) is its path below that directory, as
+    // protoc's `-I` has it; the schema's own directory comes next, so a
+    // schema outside `--include` still compiles.
+    let dirs: Vec<PathBuf> = include
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([dir])
+        .collect();
+    let schema = quarry_proto_build::load(&[path], &dirs)
         .map_err(|e| Failure::Invalid(format!("cannot compile {proto}: {e}")))?;
     schema
         .message(name)

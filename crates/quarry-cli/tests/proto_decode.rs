@@ -342,3 +342,90 @@ fn schema_and_file_errors_exit_1_or_2() {
         assert!(stderr.starts_with("error: "), "{stderr}");
     }
 }
+
+/// `--include DIR` adds a place to find imports; the schema's own directory
+/// stays one, so a schema outside DIR compiles (it did not: the schema was
+/// "not in any include path"). A schema inside DIR takes its name below
+/// DIR, as with protoc's `-I`, so a second file importing it by that name
+/// does not define its types twice.
+#[test]
+fn include_adds_an_import_directory_beside_the_schemas_own() {
+    let root = std::env::temp_dir().join(format!("quarry-include-{}", std::process::id()));
+    let (schemas, shared) = (root.join("schemas"), root.join("shared"));
+    std::fs::create_dir_all(schemas.join("sub")).expect("temp dir");
+    std::fs::create_dir_all(&shared).expect("temp dir");
+    std::fs::write(
+        shared.join("dep.proto"),
+        "syntax = \"proto3\";\npackage dep;\nmessage Dep { string s = 1; }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        schemas.join("sub/base.proto"),
+        "syntax = \"proto3\";\npackage base;\nmessage Base { int32 n = 1; }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        schemas.join("sub/top.proto"),
+        "syntax = \"proto3\";\npackage top;\nimport \"dep.proto\";\nimport \"sub/base.proto\";\n\
+         message Top { dep.Dep dep = 1; base.Base base = 2; }\n",
+    )
+    .expect("write");
+    let run = |proto: &Path, include: &Path| {
+        let (proto, include) = (proto.to_str().unwrap(), include.to_str().unwrap());
+        quarry(
+            &[
+                "proto",
+                "decode",
+                "--proto",
+                proto,
+                "--include",
+                include,
+                "--type",
+                "top.Top",
+                "--json",
+                "-",
+            ],
+            // dep { s: "x" }, base { n: 5 }.
+            &[0x0A, 0x03, 0x0A, 0x01, b'x', 0x12, 0x02, 0x08, 0x05],
+        )
+    };
+    // dep.proto is found through --include, sub/base.proto nowhere: top.proto
+    // lives in schemas/sub, so "sub/base.proto" is not below any directory.
+    let out = run(&schemas.join("sub/top.proto"), &shared);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // With the imports side by side under one root, both resolve.
+    std::fs::copy(shared.join("dep.proto"), schemas.join("dep.proto")).expect("copy");
+    let out = run(&schemas.join("sub/top.proto"), &schemas);
+    assert_eq!(
+        common::success(&out).trim_end(),
+        r#"{"dep":{"s":"x"},"base":{"n":5}}"#
+    );
+    // And a schema outside --include, importing only from it.
+    std::fs::write(
+        root.join("alone.proto"),
+        "syntax = \"proto3\";\npackage top;\nimport \"dep.proto\";\nmessage Top { dep.Dep dep = 1; }\n",
+    )
+    .expect("write");
+    let out = quarry(
+        &[
+            "proto",
+            "decode",
+            "--proto",
+            root.join("alone.proto").to_str().unwrap(),
+            "--include",
+            shared.to_str().unwrap(),
+            "--type",
+            "top.Top",
+            "--json",
+            "-",
+        ],
+        &[0x0A, 0x03, 0x0A, 0x01, b'x'],
+    );
+    assert_eq!(common::success(&out).trim_end(), r#"{"dep":{"s":"x"}}"#);
+    let _ = std::fs::remove_dir_all(&root);
+}
