@@ -1,0 +1,468 @@
+"""quarry's protobuf printers against protobuf's own, on random messages.
+
+`quarry proto decode` promises the text format as `protoc --decode` prints
+it and, with `--json`, protobuf's canonical JSON. This script holds both to
+protobuf itself: libprotoc (through the grpcio-tools package, which bundles
+protoc) for the text format, and protobuf's Python `json_format` for JSON.
+It builds random messages of the project's test schemas, of WhatsApp's
+schema (from the waproto package that `cargo metadata` resolves) and of a
+schema of well-known types (wkt.proto here), encodes them with protobuf,
+and compares.
+
+* Text: every canonical message, and a mutated copy of each (fields
+  shuffled, repeated, and inserted with random values, also inside nested
+  messages), must print exactly as `protoc --decode` prints it.
+* JSON: every canonical message must print the same JSON value as
+  `json_format.MessageToJson`, numbers compared as numbers (C++'s printer,
+  which quarry follows, writes `float`s with 6 or 9 digits where Python
+  writes the fewest; both read back as the same float).
+
+Where quarry deliberately differs from protoc (docs/protobuf.md), a mutated
+input may be refused: a known field with the wrong wire type (quarry, like
+prost, reports it; protobuf keeps it as an unknown field) and invalid UTF-8
+in a proto2 `string` (quarry, like prost, checks every `string`). Those are
+counted and printed, not failed. Two more documented differences are kept
+out of the inputs: a closed enum's unlisted value encoded in more than 32
+bits (protoc keeps the truncated value as the unknown field, quarry the
+bytes) and a map entry with a repeated value field (protoc re-encodes an
+unknown entry from its last key and value, quarry keeps its bytes).
+
+Usage: protoc_diff.py QUARRY_BINARY [MESSAGES_PER_TYPE]
+"""
+
+import concurrent.futures
+import json
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TEST_PROTO = os.path.join(ROOT, "crates", "quarry-proto-tests", "proto")
+
+
+def waproto_dir():
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--locked"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout
+    for p in json.loads(meta)["packages"]:
+        if p["name"] == "waproto" and p["version"].startswith("0.7."):
+            return os.path.join(os.path.dirname(p["manifest_path"]), "src")
+    sys.exit("protoc_diff: waproto 0.7 is not in the resolved graph")
+
+
+def protoc(*args, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", *args],
+        input=stdin, capture_output=True,
+    )
+
+
+def wkt_include():
+    import grpc_tools
+    return os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
+
+
+# Each schema: (directory, file, root types).
+SCHEMAS = [
+    (TEST_PROTO, "test2.proto", ["quarry.test2.All2"]),
+    (TEST_PROTO, "test3.proto", ["quarry.test3.All3"]),
+    (None, "whatsapp.proto", ["whatsapp.Message", "whatsapp.SyncActionData", "whatsapp.HistorySync"]),
+    (HERE, "wkt.proto", ["quarry.wkt.Wkt"]),
+]
+
+# ---------------------------------------------------------------- values
+
+STRINGS = ["", "a", "h\u00e9llo", '"q"\\', "\x00\x01\x1f\x7f", "\u2028\u2029",
+           "\U0001f600x", "<>&='", "\t\n\r\b\f", "ab\u0085c", "\ufeff"]
+DOUBLES = [0.0, -0.0, 1.0, -1.5, 0.1, 1e20, 1e21, 1e-7, 1e-6, 5e-324,
+           1.7976931348623157e308, math.inf, -math.inf, math.nan,
+           123456789.125, 1e16, 2.0 ** 53]
+FLOATS = [0.0, -0.0, 1.0, 0.1, 1e-45, 1e-40, 3.4028234663852886e38, math.inf,
+          math.nan, 16777216.0, 1e10, 3.14159]
+
+
+class Gen:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+
+    def int(self, bits, signed):
+        r = self.r
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        c = r.random()
+        if c < 0.3:
+            return r.choice([lo, hi, 0, 1, 127, 128, 300])
+        if c < 0.6:
+            return r.randint(max(lo, -1000), min(hi, 1000))
+        return r.randint(lo, hi)
+
+    def string(self):
+        r = self.r
+        if r.random() < 0.5:
+            return r.choice(STRINGS)
+        pick = lambda: r.choice([r.randint(0x20, 0x7E), r.randint(0, 0x1F), r.randint(0xA0, 0x7FF),
+                                 r.randint(0x800, 0xD7FF), r.randint(0x10000, 0x10FFFF)])
+        return "".join(chr(pick()) for _ in range(r.randint(0, 8)))
+
+    def bytes(self):
+        return bytes(self.r.randint(0, 255) for _ in range(self.r.randint(0, 10)))
+
+    def scalar(self, f):
+        from google.protobuf.descriptor import FieldDescriptor as FD
+        r, t = self.r, f.type
+        if t == FD.TYPE_DOUBLE:
+            return r.choice(DOUBLES) if r.random() < 0.6 else r.uniform(-1e6, 1e6)
+        if t == FD.TYPE_FLOAT:
+            if r.random() < 0.6:
+                return r.choice(FLOATS)
+            return struct.unpack("<f", struct.pack("<f", r.uniform(-1e4, 1e4)))[0]
+        if t in (FD.TYPE_INT64, FD.TYPE_SINT64, FD.TYPE_SFIXED64):
+            return self.int(64, True)
+        if t in (FD.TYPE_UINT64, FD.TYPE_FIXED64):
+            return self.int(64, False)
+        if t in (FD.TYPE_INT32, FD.TYPE_SINT32, FD.TYPE_SFIXED32):
+            return self.int(32, True)
+        if t in (FD.TYPE_UINT32, FD.TYPE_FIXED32):
+            return self.int(32, False)
+        if t == FD.TYPE_BOOL:
+            return r.random() < 0.5
+        if t == FD.TYPE_STRING:
+            return self.string()
+        if t == FD.TYPE_BYTES:
+            return self.bytes()
+        if t == FD.TYPE_ENUM:
+            if not f.enum_type.is_closed and r.random() < 0.2:
+                return r.choice([7, -1, 99, 2 ** 31 - 1])
+            return r.choice([v.number for v in f.enum_type.values])
+        raise ValueError(t)
+
+    def fill(self, m, depth, p):
+        """Set each field of `m` with probability `p`, nesting `depth` deep."""
+        r = self.r
+        wkt = WELL_KNOWN.get(m.DESCRIPTOR.full_name)
+        if wkt is not None:
+            wkt(self, m, depth)
+            return
+        oneofs = set()
+        for f in m.DESCRIPTOR.fields:
+            if not f.is_required and r.random() > p:
+                continue
+            if f.containing_oneof is not None:
+                if f.containing_oneof.name in oneofs:
+                    continue
+                oneofs.add(f.containing_oneof.name)
+            if f.message_type is not None and f.message_type.GetOptions().map_entry:
+                kf = f.message_type.fields_by_name["key"]
+                vf = f.message_type.fields_by_name["value"]
+                entries = getattr(m, f.name)
+                for _ in range(r.randint(0, 3)):
+                    k = self.scalar(kf)
+                    if vf.message_type is None:
+                        entries[k] = self.scalar(vf)
+                    elif depth > 0:
+                        self.fill(entries[k], depth - 1, p * 0.6)
+                continue
+            if f.is_repeated:
+                values = getattr(m, f.name)
+                for _ in range(r.randint(0, 4)):
+                    if f.message_type is None:
+                        values.append(self.scalar(f))
+                    elif depth > 0:
+                        self.fill(values.add(), depth - 1, p * 0.6)
+                continue
+            if f.message_type is not None:
+                if depth > 0:
+                    sub = getattr(m, f.name)
+                    self.fill(sub, depth - 1, p * 0.6)
+                    sub.SetInParent()
+                continue
+            setattr(m, f.name, self.scalar(f))
+
+
+# Well-known types get values protobuf's JSON printers agree on: a Value
+# always holds something and an Any a non-empty payload (C++ refuses an Any
+# without one, and leaves an empty Value out where Python prints null).
+def _timestamp(g, m, depth):
+    m.seconds = g.r.choice([0, 1, -1, 253402300799, -62135596800, 1700000000,
+                            g.r.randint(-62135596800, 253402300799)])
+    m.nanos = g.r.choice([0, 1, 10, 1000, 120000, 1000000, 123456789, 500000000, 999999999])
+
+
+def _duration(g, m, depth):
+    s = g.r.choice([0, 1, -1, 315576000000, -315576000000, g.r.randint(-10 ** 6, 10 ** 6)])
+    n = g.r.choice([0, 1, 1000, 1000000, 123456789, 999999999, 500000000])
+    m.seconds, m.nanos = s, -n if s < 0 or (s == 0 and g.r.random() < 0.5) else n
+
+
+def _value(g, m, depth):
+    c = g.r.randint(0, 5 if depth > 0 else 3)
+    if c == 0:
+        m.null_value = 0
+    elif c == 1:
+        m.number_value = g.r.choice([0.0, 1.0, -2.5, 1e20, 1e21, 0.1, 1e-7, 2.0 ** 53, -0.0])
+    elif c == 2:
+        m.string_value = g.string()
+    elif c == 3:
+        m.bool_value = g.r.random() < 0.5
+    elif c == 4:
+        m.struct_value.SetInParent()
+        _struct(g, m.struct_value, depth - 1)
+    else:
+        m.list_value.SetInParent()
+        _list(g, m.list_value, depth - 1)
+
+
+def _struct(g, m, depth):
+    for _ in range(g.r.randint(0, 3)):
+        _value(g, m.fields[g.string()], depth)
+
+
+def _list(g, m, depth):
+    for _ in range(g.r.randint(0, 3)):
+        _value(g, m.values.add(), depth)
+
+
+def _field_mask(g, m, depth):
+    for _ in range(g.r.randint(0, 3)):
+        m.paths.append(g.r.choice(["a", "foo_bar", "x.y_z", "abc_def.ghi", "a1_b2"]))
+
+
+def _any(g, m, depth):
+    from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2, wrappers_pb2
+    import wkt_pb2
+    c = g.r.randint(0, 4)
+    if c == 0:
+        packed = wkt_pb2.Wkt.Inner(s=g.string() or "x", n=g.int(64, True) or 1)
+    elif c == 1:
+        packed = timestamp_pb2.Timestamp(seconds=1700000000, nanos=g.r.choice([0, 5000]))
+    elif c == 2:
+        packed = duration_pb2.Duration(seconds=g.r.choice([1, -1, 30]))
+    elif c == 3:
+        packed = struct_pb2.Value(string_value=g.string() or "v")
+    else:
+        packed = wrappers_pb2.Int64Value(value=g.int(64, True) or 7)
+    m.Pack(packed)
+
+
+WELL_KNOWN = {
+    "google.protobuf.Timestamp": _timestamp,
+    "google.protobuf.Duration": _duration,
+    "google.protobuf.Value": lambda g, m, d: _value(g, m, min(d, 2)),
+    "google.protobuf.Struct": lambda g, m, d: _struct(g, m, min(d, 2)),
+    "google.protobuf.ListValue": lambda g, m, d: _list(g, m, min(d, 2)),
+    "google.protobuf.FieldMask": _field_mask,
+    "google.protobuf.Any": _any,
+}
+
+# -------------------------------------------------------------- mutation
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7F, v >> 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def read_varint(b, p):
+    v = s = 0
+    while True:
+        x = b[p]
+        p += 1
+        v |= (x & 0x7F) << s
+        s += 7
+        if x < 0x80:
+            return v, p
+
+
+def split_fields(b):
+    """(tag, raw field bytes) for each field of `b`, or None for groups."""
+    p, out = 0, []
+    while p < len(b):
+        start = p
+        tag, p = read_varint(b, p)
+        wt = tag & 7
+        if wt == 0:
+            _, p = read_varint(b, p)
+        elif wt == 1:
+            p += 8
+        elif wt == 5:
+            p += 4
+        elif wt == 2:
+            n, p = read_varint(b, p)
+            p += n
+        else:
+            return None
+        out.append((tag, b[start:p]))
+    return out
+
+
+def wire_type(f):
+    from google.protobuf.descriptor import FieldDescriptor as FD
+    return {FD.TYPE_DOUBLE: 1, FD.TYPE_FIXED64: 1, FD.TYPE_SFIXED64: 1, FD.TYPE_FLOAT: 5,
+            FD.TYPE_FIXED32: 5, FD.TYPE_SFIXED32: 5, FD.TYPE_STRING: 2, FD.TYPE_BYTES: 2,
+            FD.TYPE_MESSAGE: 2}.get(f.type, 0)
+
+
+def mutate(g, data, desc, depth=0):
+    fields = split_fields(data)
+    if not fields:
+        return data
+    r = g.r
+    out = []
+    for tag, raw in fields:
+        f = desc.fields_by_number.get(tag >> 3)
+        nested = (f is not None and (tag & 7) == 2 and f.message_type is not None
+                  and not f.message_type.GetOptions().map_entry)
+        if nested and depth < 4 and r.random() < 0.5:
+            _, p = read_varint(raw, 0)
+            _, q = read_varint(raw, p)
+            inner = mutate(g, raw[q:], f.message_type, depth + 1)
+            raw = raw[:p] + varint(len(inner)) + inner
+        out.append((tag, raw))
+    for _ in range(r.randint(1, 3)):
+        c = r.random()
+        if c < 0.3 and len(out) > 1:
+            r.shuffle(out)
+        elif c < 0.7:
+            out.insert(r.randrange(len(out) + 1), r.choice(out))
+        elif desc.fields:
+            f = r.choice(desc.fields)
+            wt = wire_type(f) if r.random() < 0.8 else r.choice([0, 1, 2, 5])
+            field = varint((f.number << 3) | wt)
+            if wt == 0:
+                field += varint(r.choice([0, 1, 7, 99, 2 ** 31 - 1, 2 ** 64 - 1]))
+            elif wt == 1:
+                field += bytes(r.randint(0, 255) for _ in range(8))
+            elif wt == 5:
+                field += bytes(r.randint(0, 255) for _ in range(4))
+            else:
+                payload = r.choice([b"", b"\x08\x01", b"\x01\x02\x03", b"\xff\xfe",
+                                    "\u00e9".encode(), b"\x08\x96\x01\x10\x02"])
+                field += varint(len(payload)) + payload
+            out.insert(r.randrange(len(out) + 1), (0, field))
+    return b"".join(raw for _, raw in out)
+
+# ------------------------------------------------------------ comparison
+
+
+def same_number(a, b):
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    if x == y or (math.isnan(x) and math.isnan(y)):
+        return True
+    try:
+        return struct.pack("<f", x) == struct.pack("<f", y)
+    except OverflowError:
+        return False
+
+
+def same_json(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b or same_number(a, b)
+    return a == b
+
+
+def first_difference(ours, theirs):
+    for n, (x, y) in enumerate(zip(ours.splitlines(), theirs.splitlines())):
+        if x != y:
+            return f"line {n + 1}: quarry {x!r}, protoc {y!r}"
+    return f"{len(ours.splitlines())} lines against {len(theirs.splitlines())}"
+
+
+def check(quarry, work, case):
+    """The differences of one input: a list of strings, or a refusal's
+    documented reason."""
+    n, directory, file, root, i, kind, data, message = case
+    from google.protobuf import json_format
+    path = os.path.join(work, f"input-{n}.bin")
+    with open(path, "wb") as out:
+        out.write(data)
+    args = [quarry, "proto", "decode", "--proto", os.path.join(directory, file),
+            "--include", wkt_include(), "--type", root]
+    ours = subprocess.run(args + [path], capture_output=True)
+    theirs = protoc(f"-I{directory}", f"-I{wkt_include()}", f"--decode={root}", file, stdin=data)
+    shown = data.hex() if len(data) <= 64 else data[:64].hex() + "…"
+    where = f"{root} #{i} ({kind}, {len(data)} bytes: {shown})"
+    if ours.returncode != 0 and theirs.returncode == 0:
+        why = ours.stderr.decode().strip()
+        known = [k for k in ("wrong wire type", "invalid UTF-8") if k in why]
+        if kind == "mutated" and known:
+            return known[0]
+        return [f"{where}: quarry refused it ({why}), protoc did not"]
+    if (ours.returncode == 0) != (theirs.returncode == 0):
+        return [f"{where}: quarry exit {ours.returncode}, protoc exit {theirs.returncode}"
+                f" ({theirs.stderr.decode().strip()})"]
+    found = []
+    if ours.returncode == 0 and ours.stdout != theirs.stdout:
+        found.append(f"{where}: text differs at "
+                     + first_difference(ours.stdout.decode(), theirs.stdout.decode()))
+    if kind == "canonical":
+        ours_json = subprocess.run(args + ["--json", path], capture_output=True)
+        theirs_json = json_format.MessageToJson(message, indent=None)
+        parse = lambda s: json.loads(s, parse_float=str, parse_int=str)
+        if ours_json.returncode != 0:
+            found.append(f"{where}: --json failed: {ours_json.stderr.decode().strip()}")
+        elif not same_json(parse(ours_json.stdout), parse(theirs_json)):
+            found.append(f"{where}: JSON differs: quarry {ours_json.stdout.decode().strip()}"
+                         f" protobuf {theirs_json}")
+    return found
+
+
+def main():
+    quarry = os.path.abspath(sys.argv[1])
+    per_type = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    work = tempfile.mkdtemp(prefix="protoc-diff-")
+    cases = []
+    for directory, file, roots in SCHEMAS:
+        directory = directory or waproto_dir()
+        built = protoc(f"-I{directory}", f"-I{wkt_include()}", f"--python_out={work}", file)
+        if built.returncode != 0:
+            sys.exit(f"protoc_diff: protoc does not compile {file}: {built.stderr.decode()}")
+        sys.path.insert(0, work)
+        module = __import__(file[:-len(".proto")] + "_pb2")
+        for root in roots:
+            cls = getattr(module, root.rsplit(".", 1)[1])
+            g = Gen(zlib.crc32(root.encode()))
+            fill = 0.5 if file != "whatsapp.proto" else 0.15
+            for i in range(per_type):
+                message = cls()
+                g.fill(message, 3, fill)
+                canonical = message.SerializeToString()
+                mutated = mutate(g, canonical, cls.DESCRIPTOR)
+                for kind, data in (("canonical", canonical), ("mutated", mutated)):
+                    cases.append((len(cases), directory, file, root, i, kind, data, message))
+    # Each check is two or three processes: run as many at once as there
+    # are cores.
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        results = list(pool.map(lambda c: check(quarry, work, c), cases))
+    failures = [f for r in results if isinstance(r, list) for f in r]
+    refused = {}
+    for r in results:
+        if isinstance(r, str):
+            refused[r] = refused.get(r, 0) + 1
+    print(f"protoc_diff: {len(cases)} inputs, {len(failures)} differences;"
+          f" refused as documented: {refused}")
+    for f in failures[:20]:
+        print("  " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
