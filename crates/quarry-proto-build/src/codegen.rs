@@ -263,6 +263,16 @@ fn field_table(f: &Fld) -> TokenStream {
     let sub = f.sub;
     let oneof = f.oneof;
     let in_oneof = f.oneof != 0;
+    let op = if f.whole_entry {
+        quote!(::quarry_proto::FieldTable::whole_entry_op(::quarry_proto::Kind::#kind))
+    } else {
+        quote!(::quarry_proto::FieldTable::op_of(
+            ::quarry_proto::Kind::#kind,
+            ::quarry_proto::Label::#label,
+            #in_oneof,
+            true,
+        ))
+    };
     let default = match &f.default {
         Def::Zero => quote!(::quarry_proto::DefaultValue::Zero),
         Def::Scalar(v) => {
@@ -286,12 +296,7 @@ fn field_table(f: &Fld) -> TokenStream {
             sub: #sub,
             oneof: #oneof,
             default: #default,
-            op: ::quarry_proto::FieldTable::op_of(
-                ::quarry_proto::Kind::#kind,
-                ::quarry_proto::Label::#label,
-                #in_oneof,
-                true,
-            ),
+            op: #op,
         }
     }
 }

@@ -39,6 +39,10 @@ pub(crate) struct Fld {
     pub required: bool,
     /// prost's field type is `Option<T>` for this singular scalar.
     pub prost_optional: bool,
+    /// The decoder reads this field through its whole table entry, never
+    /// inline: the value of a map entry whose values are a closed enum
+    /// (an unlisted value there makes the whole entry an unknown field).
+    pub whole_entry: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -248,6 +252,13 @@ impl Model {
                 doc: comments(file, e.path()),
             });
         }
+        // Enums are known now: mark map values of closed enums.
+        let closed: Vec<bool> = model.enums.iter().map(|e| e.closed).collect();
+        for m in model.messages.iter_mut().filter(|m| m.map_entry) {
+            for f in m.fields.iter_mut().filter(|f| f.number == 2) {
+                f.whole_entry = f.kind == Kind::Enum && closed.get(f.sub as usize) == Some(&true);
+            }
+        }
         model
     }
 }
@@ -301,6 +312,7 @@ fn field(
             && !kind.is_message()
             && oneof == 0
             && f.cardinality() != Cardinality::Required,
+        whole_entry: false,
     }
 }
 
@@ -361,6 +373,7 @@ fn extension(
         required: false,
         prost_boxed: false,
         prost_optional: false,
+        whole_entry: false,
     }
 }
 

@@ -66,7 +66,11 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
                         Def::Scalar(v) => DefaultValue::Scalar(*v),
                         Def::Bytes(b) => DefaultValue::Bytes(b.clone().leak()),
                     },
-                    op: FieldTable::op_of(f.kind, f.label, f.oneof != 0, true),
+                    op: if f.whole_entry {
+                        FieldTable::whole_entry_op(f.kind)
+                    } else {
+                        FieldTable::op_of(f.kind, f.label, f.oneof != 0, true)
+                    },
                 })
                 .collect();
             let numbers: Vec<u32> = all.iter().map(|f| f.number).collect();

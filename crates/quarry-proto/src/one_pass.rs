@@ -368,10 +368,10 @@ impl<'a> Dec<'a, '_> {
                         && let Some(e) = closed_enum(self.schema, f)
                         && !e.contains(v as i32)
                     {
-                        // Kept as an unknown field, as protobuf does. (In a
-                        // map entry the whole entry is: the merging decoder
-                        // reads the map's message that way.)
-                        if DENSE || table.map_entry {
+                        // Kept as an unknown field, as protobuf does. (Map
+                        // values of closed enums never come here: see
+                        // `FieldTable::whole_entry_op`.)
+                        if DENSE {
                             return Ok(None);
                         }
                         msg.gather = true;

@@ -325,7 +325,9 @@ pub struct FieldTable {
     /// How the decoder reads the field's common case: the wire type it
     /// expects in the low three bits, a reader above them (0: none, the
     /// decoder reads the field through its whole entry). Must equal
-    /// [`FieldTable::op_of`] of the other fields; [`FieldTable::new`] and
+    /// [`FieldTable::op_of`] of the other fields, or
+    /// [`FieldTable::whole_entry_op`] for the value of a map entry whose
+    /// values are a closed enum; [`FieldTable::new`] and
     /// `quarry-proto-build` set it so.
     pub op: u8,
 }
@@ -385,6 +387,21 @@ impl FieldTable {
             }
         };
         (reader << 3) | kind.wire_type()
+    }
+
+    /// The [`op`](FieldTable::op) of a field with no reader of its own,
+    /// which the decoder always reads through its whole entry. Code
+    /// generators give it to the value field of a map entry whose values are
+    /// a closed enum: an unlisted value there makes the whole entry an
+    /// unknown field of the map's message, which only that path handles
+    /// (the inline readers stay free of the check).
+    ///
+    /// ```
+    /// use quarry_proto::{FieldTable, Kind};
+    /// assert_eq!(FieldTable::whole_entry_op(Kind::Enum), 0); // varint, no reader
+    /// ```
+    pub const fn whole_entry_op(kind: Kind) -> u8 {
+        (op::RARE << 3) | kind.wire_type()
     }
 
     /// A field with no sub-type, no oneof, zero default; strings are
