@@ -5,9 +5,9 @@ it and, with `--json`, protobuf's canonical JSON. This script holds both to
 protobuf itself: libprotoc (through the grpcio-tools package, which bundles
 protoc) for the text format, and protobuf's Python `json_format` for JSON.
 It builds random messages of the project's test schemas, of WhatsApp's
-schema (from the waproto package that `cargo metadata` resolves) and of a
-schema of well-known types (wkt.proto here), encodes them with protobuf,
-and compares.
+schema (from the waproto package that `cargo metadata` resolves) and of the
+CLI tests' schema of well-known types, encodes them with protobuf, and
+compares.
 
 * Text: every canonical message, and a mutated copy of each (fields
   shuffled, repeated, and inserted with random values, also inside nested
@@ -44,6 +44,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TEST_PROTO = os.path.join(ROOT, "crates", "quarry-proto-tests", "proto")
+CLI_DATA = os.path.join(ROOT, "crates", "quarry-cli", "tests", "data")
 
 
 def waproto_dir():
@@ -74,7 +75,7 @@ SCHEMAS = [
     (TEST_PROTO, "test2.proto", ["quarry.test2.All2"]),
     (TEST_PROTO, "test3.proto", ["quarry.test3.All3"]),
     (None, "whatsapp.proto", ["whatsapp.Message", "whatsapp.SyncActionData", "whatsapp.HistorySync"]),
-    (HERE, "wkt.proto", ["quarry.wkt.Wkt"]),
+    (CLI_DATA, "wkt.proto", ["quarry.wkt.Known"]),
 ]
 
 # ---------------------------------------------------------------- values
@@ -238,7 +239,7 @@ def _any(g, m, depth):
     import wkt_pb2
     c = g.r.randint(0, 4)
     if c == 0:
-        packed = wkt_pb2.Wkt.Inner(s=g.string() or "x", n=g.int(64, True) or 1)
+        packed = wkt_pb2.Inner(x=g.int(32, True) or 1, name=g.string())
     elif c == 1:
         packed = timestamp_pb2.Timestamp(seconds=1700000000, nanos=g.r.choice([0, 5000]))
     elif c == 2:
