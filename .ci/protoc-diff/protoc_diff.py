@@ -179,9 +179,11 @@ class Gen:
                         self.fill(values.add(), depth - 1, p * 0.6)
                 continue
             if f.message_type is not None:
-                if depth > 0:
+                # A required message is set even past the depth (its own
+                # fields then only as required).
+                if depth > 0 or f.is_required:
                     sub = getattr(m, f.name)
-                    self.fill(sub, depth - 1, p * 0.6)
+                    self.fill(sub, depth - 1, p * 0.6 if depth > 0 else 0.0)
                     sub.SetInParent()
                 continue
             setattr(m, f.name, self.scalar(f))
@@ -383,10 +385,23 @@ def same_number(a, b):
 
 
 def same_json(a, b):
+    """`a` (quarry's) holds what `b` (Python's) holds. A `google.protobuf.
+    Value` that holds nothing (mutations make them) is where the two
+    printers part: C++, which quarry follows, leaves it out of an object or
+    a list, Python prints null. So a null member or element of `b` may be
+    missing from `a`."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+        if any(k not in b for k in a) or any(k not in a and b[k] is not None for k in b):
+            return False
+        return all(same_json(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+        i = 0
+        for y in b:
+            if i < len(a) and same_json(a[i], y):
+                i += 1
+            elif y is not None:
+                return False
+        return i == len(a)
     if isinstance(a, str) and isinstance(b, str):
         return a == b or same_number(a, b)
     return a == b
