@@ -456,7 +456,11 @@ def check(quarry, work, case):
             return found
         parse = lambda s: json.loads(s, parse_float=str, parse_int=str)
         if ours_json.returncode != 0:
-            found.append(f"{where}: --json failed: {ours_json.stderr.decode().strip()}")
+            why = ours_json.stderr.decode().strip()
+            # C++ refuses an Any with a type URL and no value; Python prints
+            # the packed message empty. quarry follows C++.
+            if "broken Any: missing value" not in why:
+                found.append(f"{where}: --json failed: {why}")
         elif not same_json(parse(ours_json.stdout), parse(theirs_json)):
             found.append(f"{where}: JSON differs: quarry {ours_json.stdout.decode().strip()}"
                          f" protobuf {theirs_json}")
