@@ -461,6 +461,8 @@ def check(quarry, work, case):
             # the packed message empty. quarry follows C++.
             if "broken Any: missing value" not in why:
                 found.append(f"{where}: --json failed: {why}")
+            elif not found:
+                return "broken Any: missing value"
         elif not same_json(parse(ours_json.stdout), parse(theirs_json)):
             found.append(f"{where}: JSON differs: quarry {ours_json.stdout.decode().strip()}"
                          f" protobuf {theirs_json}")
