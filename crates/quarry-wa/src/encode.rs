@@ -110,7 +110,7 @@ impl Encoder {
     /// assert_eq!(quarry_wa::Encoder::new().encoded_len(&node).unwrap(), 2 + 1 + 4 + 300);
     /// ```
     pub fn encoded_len(&self, node: &OwnedNode) -> Result<usize, EncodeError> {
-        self.plan(node)
+        self.plan(node, &mut Memo::new())
     }
 
     /// Encode `node` to node bytes (no flags byte). The result's capacity
@@ -156,40 +156,50 @@ impl Encoder {
         self.append(node, out)
     }
 
-    fn plan<'s, T: Tree<'s>>(&self, node: T) -> Result<usize, EncodeError> {
+    fn plan<'s, T: Tree<'s>>(&self, node: T, memo: &mut Memo) -> Result<usize, EncodeError> {
         let mut count = Count(0);
         Walk {
             tokens: self.dictionary.token_index(),
             out: &mut count,
+            memo,
         }
         .node(node, 0)?;
         Ok(count.0)
     }
 
     fn encode_exact<'s, T: Tree<'s>>(&self, node: T, frame: bool) -> Result<Vec<u8>, EncodeError> {
-        let len = self.plan(node)? + usize::from(frame);
+        let mut memo = Memo::new();
+        let len = self.plan(node, &mut memo)? + usize::from(frame);
         let mut out = Vec::with_capacity(len);
         if frame {
             out.push(0);
         }
-        self.write(node, &mut out)?;
+        self.write(node, &mut out, &mut memo)?;
         debug_assert_eq!(out.len(), len, "size plan and writer disagree");
         Ok(out)
     }
 
     fn append<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let len = self.plan(node)?;
+        let mut memo = Memo::new();
+        let len = self.plan(node, &mut memo)?;
         out.reserve_exact(len);
         let start = out.len();
-        self.write(node, out)?;
+        self.write(node, out, &mut memo)?;
         debug_assert_eq!(out.len() - start, len, "size plan and writer disagree");
         Ok(())
     }
 
-    fn write<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    fn write<'s, T: Tree<'s>>(
+        &self,
+        node: T,
+        out: &mut Vec<u8>,
+        memo: &mut Memo,
+    ) -> Result<(), EncodeError> {
+        memo.replay();
         Walk {
             tokens: self.dictionary.token_index(),
             out,
+            memo,
         }
         .node(node, 0)
     }
@@ -450,13 +460,90 @@ enum Class<'t> {
     Raw,
 }
 
-/// One run of the traversal, writing into (or counting for) `out`.
-struct Walk<'d, 'o, S: Sink> {
-    tokens: &'d TokenIndex,
-    out: &'o mut S,
+/// Strings whose class the size plan remembers for the writer.
+const MEMO_LEN: usize = 256;
+
+/// The class of each of the first [`MEMO_LEN`] strings, in traversal
+/// order, as the size plan found it, so the writer does not look each
+/// string up again (the token lookup and the packing scan were about a
+/// third of an encode's instructions). Strings past the memo's end are
+/// classified twice, as before. It lives on the stack: no allocation.
+struct Memo {
+    codes: [u16; MEMO_LEN],
+    /// Codes recorded by the plan.
+    len: usize,
+    /// Next code the writer reads; `None` while the plan records.
+    next: Option<usize>,
 }
 
-impl<S: Sink> Walk<'_, '_, S> {
+/// [`Memo`] codes below the token ranges.
+const CODE_EMPTY: u16 = 0;
+const CODE_RAW: u16 = 1;
+const CODE_NIBBLE: u16 = 2;
+const CODE_HEX: u16 = 3;
+/// A JID is parsed again from its text (it borrows from it).
+const CODE_JID: u16 = 4;
+/// `CODE_SINGLE + code` for a one-byte token.
+const CODE_SINGLE: u16 = 0x100;
+/// `CODE_DOUBLE + dictionary * 256 + index` for a two-byte token.
+const CODE_DOUBLE: u16 = 0x200;
+
+impl Memo {
+    fn new() -> Self {
+        Self {
+            codes: [0; MEMO_LEN],
+            len: 0,
+            next: None,
+        }
+    }
+
+    /// Switch from recording to replaying from the first code.
+    fn replay(&mut self) {
+        self.next = Some(0);
+    }
+
+    #[inline]
+    fn record(&mut self, class: &Class<'_>) {
+        if self.next.is_some() {
+            return;
+        }
+        if let Some(slot) = self.codes.get_mut(self.len) {
+            *slot = match class {
+                Class::Empty => CODE_EMPTY,
+                Class::Raw => CODE_RAW,
+                Class::Packed(Packing::Nibble) => CODE_NIBBLE,
+                Class::Packed(Packing::Hex) => CODE_HEX,
+                Class::Jid(..) => CODE_JID,
+                Class::Token(Token::Single(b)) => CODE_SINGLE + u16::from(*b),
+                Class::Token(Token::Double(d, i)) => {
+                    CODE_DOUBLE + (u16::from(*d) << 8) + u16::from(*i)
+                }
+            };
+            self.len += 1;
+        }
+    }
+
+    /// The next recorded code, if the plan recorded one.
+    #[inline]
+    fn take(&mut self) -> Option<u16> {
+        let next = self.next.as_mut()?;
+        let code = *self.codes.get(*next)?;
+        if *next >= self.len {
+            return None;
+        }
+        *next += 1;
+        Some(code)
+    }
+}
+
+/// One run of the traversal, writing into (or counting for) `out`.
+struct Walk<'d, 'o, 'm, S: Sink> {
+    tokens: &'d TokenIndex,
+    out: &'o mut S,
+    memo: &'m mut Memo,
+}
+
+impl<S: Sink> Walk<'_, '_, '_, S> {
     fn node<'s, T: Tree<'s>>(&mut self, node: T, depth: usize) -> Result<(), EncodeError> {
         if depth >= MAX_DEPTH {
             return Err(EncodeError::TooDeep { limit: MAX_DEPTH });
@@ -550,8 +637,32 @@ impl<S: Sink> Walk<'_, '_, S> {
         Class::Raw
     }
 
+    /// The class of `text`: remembered from the size plan when the writer
+    /// runs, found (and remembered) otherwise.
+    #[inline]
+    fn class_of<'t>(&mut self, text: &'t str, slot: Slot) -> Class<'t> {
+        let remembered = match self.memo.take() {
+            Some(CODE_EMPTY) => Some(Class::Empty),
+            Some(CODE_RAW) => Some(Class::Raw),
+            Some(CODE_NIBBLE) => Some(Class::Packed(Packing::Nibble)),
+            Some(CODE_HEX) => Some(Class::Packed(Packing::Hex)),
+            Some(CODE_JID) => text_jid(text).map(|(jid, form)| Class::Jid(jid, form)),
+            Some(code) if code >= CODE_DOUBLE => Some(Class::Token(Token::Double(
+                ((code - CODE_DOUBLE) >> 8) as u8,
+                code as u8,
+            ))),
+            Some(code) => Some(Class::Token(Token::Single(code as u8))),
+            None => None,
+        };
+        remembered.unwrap_or_else(|| {
+            let class = self.classify(text, slot);
+            self.memo.record(&class);
+            class
+        })
+    }
+
     fn string(&mut self, text: &str, slot: Slot) -> Result<(), EncodeError> {
-        match self.classify(text, slot) {
+        match self.class_of(text, slot) {
             Class::Empty => {
                 self.out.byte(BINARY_8);
                 self.out.byte(0);
@@ -692,6 +803,48 @@ mod tests {
         ]
         .concat();
         assert_eq!(enc(&node), want);
+    }
+
+    /// NIBBLE_8 of a string of digits, by the spec: two digits a byte,
+    /// an odd length padded with 15 and flagged in the length byte.
+    fn nibble(digits: &str) -> Vec<u8> {
+        let d: Vec<u8> = digits.bytes().map(|b| b - b'0').collect();
+        let mut out = vec![
+            NIBBLE_8,
+            (d.len().div_ceil(2) as u8) | (d.len() as u8 % 2) << 7,
+        ];
+        out.extend(
+            d.chunks(2)
+                .map(|p| p[0] << 4 | p.get(1).copied().unwrap_or(15)),
+        );
+        out
+    }
+
+    #[test]
+    fn strings_past_what_the_plan_remembers_are_classified_again() {
+        // 1 + 150 * 5 strings: far more than the memo holds, so the writer
+        // replays the first classes and classifies the rest itself.
+        const { assert!(1 + 150 * 5 > MEMO_LEN) };
+        let id = |i: u32| (900_000 + i).to_string();
+        let kids: Vec<OwnedNode> = (0..150)
+            .map(|i| OwnedNode::new("item").attr("id", id(i)).attr("type", "get"))
+            .collect();
+        let node = OwnedNode::new("iq").children(kids);
+        let mut want = [&[LIST_8, 2][..], &t("iq"), &[LIST_8, 150]].concat();
+        for i in 0..150 {
+            want.extend([LIST_8, 5]);
+            want.extend(t("item"));
+            want.extend(t("id"));
+            assert_eq!(Dictionary::v3().lookup(&id(i)), None);
+            want.extend(nibble(&id(i)));
+            want.extend(t("type"));
+            want.extend(t("get"));
+        }
+        assert_eq!(enc(&node), want);
+        assert_eq!(Encoder::new().encoded_len(&node).unwrap(), want.len());
+        let mut appended = vec![7];
+        encode_into(&node, &mut appended).unwrap();
+        assert_eq!(appended[1..], want[..]);
     }
 
     #[test]
