@@ -637,41 +637,74 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
         Class::Raw
     }
 
-    /// The class of `text`: remembered from the size plan when the writer
-    /// runs, found (and remembered) otherwise.
+    /// A JID's server: its token, found once when the index was built,
+    /// else (`newsletter` in v3) written as any string.
     #[inline]
-    fn class_of<'t>(&mut self, text: &'t str, slot: Slot) -> Class<'t> {
-        let remembered = match self.memo.take() {
-            Some(CODE_EMPTY) => Some(Class::Empty),
-            Some(CODE_RAW) => Some(Class::Raw),
-            Some(CODE_NIBBLE) => Some(Class::Packed(Packing::Nibble)),
-            Some(CODE_HEX) => Some(Class::Packed(Packing::Hex)),
-            Some(CODE_JID) => text_jid(text).map(|(jid, form)| Class::Jid(jid, form)),
-            Some(code) if code >= CODE_DOUBLE => Some(Class::Token(Token::Double(
-                ((code - CODE_DOUBLE) >> 8) as u8,
-                code as u8,
-            ))),
-            Some(code) => Some(Class::Token(Token::Single(code as u8))),
-            None => None,
-        };
-        remembered.unwrap_or_else(|| {
-            let class = self.classify(text, slot);
-            self.memo.record(&class);
-            class
-        })
+    fn server(&mut self, server: Server) -> Result<(), EncodeError> {
+        match self.tokens.server(server) {
+            Some(token) => {
+                self.token(token);
+                Ok(())
+            }
+            None => self.string(server.as_str(), Slot::InJid),
+        }
     }
 
+    #[inline]
+    fn token(&mut self, token: Token) {
+        match token {
+            Token::Single(b) => self.out.byte(b),
+            Token::Double(dict, index) => {
+                self.out.byte(DICTIONARY_0 + dict);
+                self.out.byte(index);
+            }
+        }
+    }
+
+    /// Write `text` as its class says: the class the size plan remembered
+    /// when the writer runs, else found (and remembered) here.
     fn string(&mut self, text: &str, slot: Slot) -> Result<(), EncodeError> {
-        match self.class_of(text, slot) {
+        if let Some(code) = self.memo.take() {
+            return self.remembered(code, text, slot);
+        }
+        let class = self.classify(text, slot);
+        self.memo.record(&class);
+        self.write_class(text, class)
+    }
+
+    /// [`string`](Self::string) for a class the plan remembered as `code`.
+    #[inline]
+    fn remembered(&mut self, code: u16, text: &str, slot: Slot) -> Result<(), EncodeError> {
+        match code {
+            CODE_EMPTY => self.write_class(text, Class::Empty),
+            CODE_RAW => self.raw(text.as_bytes()),
+            CODE_NIBBLE => self.write_class(text, Class::Packed(Packing::Nibble)),
+            CODE_HEX => self.write_class(text, Class::Packed(Packing::Hex)),
+            CODE_JID => match text_jid(text) {
+                Some((jid, form)) => self.jid(&jid, form),
+                None => {
+                    let class = self.classify(text, slot);
+                    self.write_class(text, class)
+                }
+            },
+            code if code >= CODE_DOUBLE => {
+                self.token(Token::Double(((code - CODE_DOUBLE) >> 8) as u8, code as u8));
+                Ok(())
+            }
+            code => {
+                self.token(Token::Single(code as u8));
+                Ok(())
+            }
+        }
+    }
+
+    fn write_class(&mut self, text: &str, class: Class<'_>) -> Result<(), EncodeError> {
+        match class {
             Class::Empty => {
                 self.out.byte(BINARY_8);
                 self.out.byte(0);
             }
-            Class::Token(Token::Single(b)) => self.out.byte(b),
-            Class::Token(Token::Double(dict, index)) => {
-                self.out.byte(DICTIONARY_0 + dict);
-                self.out.byte(index);
-            }
+            Class::Token(token) => self.token(token),
             Class::Packed(packing) => {
                 self.out.byte(match packing {
                     Packing::Nibble => NIBBLE_8,
@@ -728,7 +761,7 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
                 } else {
                     self.jid_user(jid.user())?;
                 }
-                self.string(jid.server().as_str(), Slot::InJid)?;
+                self.server(jid.server())?;
             }
             JidForm::Ad { domain, device } => {
                 self.out.byte(AD_JID);
@@ -745,13 +778,13 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
                 self.jid_user(jid.user())?;
                 self.out.slice(&jid.device().to_be_bytes());
                 self.out.slice(&jid.integrator().to_be_bytes());
-                self.string(Server::Interop.as_str(), Slot::InJid)?;
+                self.server(Server::Interop)?;
             }
             JidForm::Fb => {
                 self.out.byte(FB_JID);
                 self.jid_user(jid.user())?;
                 self.out.slice(&jid.device().to_be_bytes());
-                self.string(Server::Messenger.as_str(), Slot::InJid)?;
+                self.server(Server::Messenger)?;
             }
         }
         Ok(())

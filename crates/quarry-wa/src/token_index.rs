@@ -8,6 +8,7 @@
 //! compares those same words before it compares any bytes.
 
 use crate::dictionary::Token;
+use crate::jid::Server;
 
 /// Longest token in any WhatsApp dictionary.
 const MAX_TOKEN_LEN: usize = 48;
@@ -22,6 +23,9 @@ pub(crate) struct TokenIndex {
     entries: Vec<Entry>,
     /// 0 = empty, else an index into `entries` plus one.
     slots: Box<[u16; SLOTS]>,
+    /// The token of each JID server's name, by [`Server`] declaration
+    /// order: a JID's server is written without a lookup.
+    servers: [Option<Token>; Server::ALL.len()],
 }
 
 struct Entry {
@@ -96,6 +100,7 @@ impl TokenIndex {
         let mut index = TokenIndex {
             entries: Vec::with_capacity(236 + 4 * 256),
             slots: Box::new([0; SLOTS]),
+            servers: [None; Server::ALL.len()],
         };
         let singles = (1..=235u8).map(|i| (single[usize::from(i)], Token::Single(i)));
         let doubles = (0..4u8).flat_map(|d| {
@@ -106,7 +111,14 @@ impl TokenIndex {
                 index.insert(text, token);
             }
         }
+        index.servers = Server::ALL.map(|server| index.lookup(server.as_str()));
         index
+    }
+
+    /// The token of `server`'s name, if it is one.
+    #[inline]
+    pub(crate) fn server(&self, server: Server) -> Option<Token> {
+        self.servers.get(server as usize).copied().flatten()
     }
 
     fn insert(&mut self, text: &'static str, token: Token) {
@@ -158,6 +170,19 @@ mod tests {
                         .map(|i| Token::Double(d, i))
                 })
             })
+    }
+
+    #[test]
+    fn every_server_has_the_token_of_its_name() {
+        let dict = Dictionary::v3();
+        // `newsletter` is not a token of v3; the others are.
+        assert_eq!(dict.token_index().server(Server::Newsletter), None);
+        assert!(dict.token_index().server(Server::Pn).is_some());
+        for (i, server) in Server::ALL.into_iter().enumerate() {
+            assert_eq!(server as usize, i, "{server:?}");
+            let token = dict.token_index().server(server);
+            assert_eq!(token, scan(dict, server.as_str()), "{server:?}");
+        }
     }
 
     #[test]
