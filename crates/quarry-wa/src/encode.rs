@@ -195,7 +195,6 @@ impl Encoder {
         out: &mut Vec<u8>,
         memo: &mut Memo,
     ) -> Result<(), EncodeError> {
-        memo.replay();
         Walk {
             tokens: self.dictionary.token_index(),
             out,
@@ -339,6 +338,9 @@ impl<'s> Tree<'s> for Node<'s> {
 
 /// Where encoded bytes go: counted (the size plan) or written.
 pub(crate) trait Sink {
+    /// True for the writer, false for the size plan: the plan records each
+    /// string's class in the [`Memo`], the writer reads it back.
+    const WRITES: bool;
     fn byte(&mut self, b: u8);
     fn slice(&mut self, s: &[u8]);
     fn packed(&mut self, packing: Packing, text: &str);
@@ -347,6 +349,7 @@ pub(crate) trait Sink {
 struct Count(usize);
 
 impl Sink for Count {
+    const WRITES: bool = false;
     #[inline]
     fn byte(&mut self, _: u8) {
         self.0 += 1;
@@ -362,6 +365,7 @@ impl Sink for Count {
 }
 
 impl Sink for Vec<u8> {
+    const WRITES: bool = true;
     #[inline]
     fn byte(&mut self, b: u8) {
         self.push(b);
@@ -464,16 +468,16 @@ enum Class<'t> {
 const MEMO_LEN: usize = 256;
 
 /// The class of each of the first [`MEMO_LEN`] strings, in traversal
-/// order, as the size plan found it, so the writer does not look each
-/// string up again (the token lookup and the packing scan were about a
-/// third of an encode's instructions). Strings past the memo's end are
+/// order, as the size plan found it, so the writer does not classify each
+/// string again (the token lookup and the packing scan were about a third
+/// of an encode's instructions). Strings past the memo's end are
 /// classified twice, as before. It lives on the stack: no allocation.
 struct Memo {
     codes: [u16; MEMO_LEN],
     /// Codes recorded by the plan.
     len: usize,
-    /// Next code the writer reads; `None` while the plan records.
-    next: Option<usize>,
+    /// Next code the writer reads.
+    next: usize,
 }
 
 /// [`Memo`] codes below the token ranges.
@@ -493,20 +497,13 @@ impl Memo {
         Self {
             codes: [0; MEMO_LEN],
             len: 0,
-            next: None,
+            next: 0,
         }
     }
 
-    /// Switch from recording to replaying from the first code.
-    fn replay(&mut self) {
-        self.next = Some(0);
-    }
-
+    /// The plan's side: remember `class`, if there is room.
     #[inline]
     fn record(&mut self, class: &Class<'_>) {
-        if self.next.is_some() {
-            return;
-        }
         if let Some(slot) = self.codes.get_mut(self.len) {
             *slot = match class {
                 Class::Empty => CODE_EMPTY,
@@ -523,15 +520,15 @@ impl Memo {
         }
     }
 
-    /// The next recorded code, if the plan recorded one.
+    /// The writer's side: the next remembered code, if the plan had room
+    /// for it.
     #[inline]
     fn take(&mut self) -> Option<u16> {
-        let next = self.next.as_mut()?;
-        let code = *self.codes.get(*next)?;
-        if *next >= self.len {
+        if self.next >= self.len {
             return None;
         }
-        *next += 1;
+        let code = *self.codes.get(self.next)?;
+        self.next += 1;
         Some(code)
     }
 }
@@ -614,6 +611,7 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
 
     /// WhatsApp's classification order: empty, too long to be anything but
     /// raw, token, nibble-packable, hex-packable, JID, raw.
+    #[inline(always)]
     fn classify<'t>(&self, text: &'t str, slot: Slot) -> Class<'t> {
         if text.is_empty() {
             return Class::Empty;
@@ -664,11 +662,15 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
     /// Write `text` as its class says: the class the size plan remembered
     /// when the writer runs, else found (and remembered) here.
     fn string(&mut self, text: &str, slot: Slot) -> Result<(), EncodeError> {
-        if let Some(code) = self.memo.take() {
+        if S::WRITES
+            && let Some(code) = self.memo.take()
+        {
             return self.remembered(code, text, slot);
         }
         let class = self.classify(text, slot);
-        self.memo.record(&class);
+        if !S::WRITES {
+            self.memo.record(&class);
+        }
         self.write_class(text, class)
     }
 
@@ -698,6 +700,7 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
         }
     }
 
+    #[inline(always)]
     fn write_class(&mut self, text: &str, class: Class<'_>) -> Result<(), EncodeError> {
         match class {
             Class::Empty => {
