@@ -45,14 +45,33 @@ pub(crate) enum Step<'r> {
 }
 
 /// The elements of a repeated message field not visited yet.
+#[derive(Clone, Copy)]
 enum Elements<'r> {
     /// In input order.
     Slice(&'r [&'r [Slot<'r>]]),
-    /// A map's entries in key order (see [`Walk::sorting_maps`]).
-    Sorted(std::vec::IntoIter<&'r [Slot<'r>]>),
+    /// A map's entries in key order (see [`Walk::sorting_maps`]): indices
+    /// `next..end` of the walk's `sorted` buffer, whose run for this map
+    /// starts at `start`.
+    Sorted {
+        start: usize,
+        next: usize,
+        end: usize,
+    },
 }
 
-/// One message being walked.
+/// The next element of a repeated message field, as [`Walk::next`] finds
+/// it.
+enum Pick<'r> {
+    Element(&'r [Slot<'r>]),
+    /// At this index of the sorted buffer.
+    Sorted(usize),
+    /// None left; for a sorted map, where its run of the buffer starts.
+    Done(Option<usize>),
+}
+
+/// One message being walked. `Copy`, so the inline levels need no drop
+/// and cost nothing to clear.
+#[derive(Clone, Copy)]
 pub(crate) struct Frame<'r> {
     message: MessageRef,
     /// The field this message is the value of; `None` for the root.
@@ -85,6 +104,9 @@ pub(crate) struct Walk<'r, const REVERSE: bool> {
     /// Levels below the inline ones.
     spill: Vec<Frame<'r>>,
     sort_maps: bool,
+    /// The entries of the maps being walked in key order, each map's run
+    /// above the runs of the maps it is nested in (a stack, as the levels).
+    sorted: Vec<&'r [Slot<'r>]>,
 }
 
 /// The first element of `s` and the rest, or with `REVERSE` the last.
@@ -99,6 +121,7 @@ fn take<T, const REVERSE: bool>(s: &[T]) -> Option<(&T, &[T])> {
 
 impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     /// A walk of `record`, a message of type `message`.
+    #[inline]
     pub(crate) fn new(message: MessageRef, record: Record<'r>) -> Self {
         Self::reusing(message, record, Vec::new())
     }
@@ -106,6 +129,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     /// A walk that keeps the levels past the inline ones in `spill`'s
     /// buffer (what [`into_spill`](Self::into_spill) gave back), so a
     /// second walk of a deep record does not allocate again.
+    #[inline]
     pub(crate) fn reusing(
         message: MessageRef,
         record: Record<'r>,
@@ -113,10 +137,11 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     ) -> Self {
         spill.clear();
         let mut walk = Self {
-            inline: std::array::from_fn(|_| None),
+            inline: [None; INLINE_LEVELS],
             inline_len: 0,
             spill,
             sort_maps: false,
+            sorted: Vec::new(),
         };
         walk.push(Frame::new(message, None, record.slots()));
         walk
@@ -208,6 +233,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     }
 
     /// The next step, `None` after the root's `Leave`.
+    #[inline]
     pub(crate) fn next(&mut self) -> Option<Step<'r>> {
         loop {
             let sort_maps = self.sort_maps;
@@ -215,15 +241,41 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
             let message = top.message;
             if let Some((field, elements)) = &mut top.list {
                 let field = *field;
-                let next = match elements {
-                    Elements::Slice(slice) => take::<_, REVERSE>(slice).map(|(&element, rest)| {
-                        *slice = rest;
-                        element
-                    }),
-                    Elements::Sorted(sorted) => sorted.next(),
+                // Which element comes next; the sorted buffer is read once
+                // `top`'s borrow of the walk has ended.
+                let pick = match elements {
+                    Elements::Slice(slice) => match take::<_, REVERSE>(slice) {
+                        Some((&element, rest)) => {
+                            *slice = rest;
+                            Pick::Element(element)
+                        }
+                        None => Pick::Done(None),
+                    },
+                    Elements::Sorted { start, next, end } => {
+                        if *next < *end {
+                            *next += 1;
+                            Pick::Sorted(*next - 1)
+                        } else {
+                            Pick::Done(Some(*start))
+                        }
+                    }
                 };
-                let Some(element) = next else {
-                    top.list = None;
+                let element = match pick {
+                    Pick::Element(element) => Some(element),
+                    Pick::Sorted(at) => self.sorted.get(at).copied(),
+                    Pick::Done(run) => {
+                        if let Some(start) = run {
+                            // This map's run is the top one: the runs of
+                            // maps nested in its entries are gone already.
+                            self.sorted.truncate(start);
+                        }
+                        None
+                    }
+                };
+                let Some(element) = element else {
+                    if let Some(top) = self.top() {
+                        top.list = None;
+                    }
                     continue;
                 };
                 return Some(self.enter(message, field, element));
@@ -245,12 +297,23 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
                 (Some(field), Val::Msg(slots)) => return Some(self.enter(message, field, slots)),
                 (Some(field), Val::Msgs(elements)) => {
                     let entry = message.sub_message(field);
-                    let elements = if sort_maps && entry.table().map_entry {
-                        Elements::Sorted(map_in_key_order(entry, elements, false).into_iter())
+                    if sort_maps && entry.table().map_entry {
+                        let start = self.sorted.len();
+                        self.sorted.extend(map_in_key_order(entry, elements, false));
+                        let end = self.sorted.len();
+                        if let Some(top) = self.top() {
+                            top.list = Some((
+                                field,
+                                Elements::Sorted {
+                                    start,
+                                    next: start,
+                                    end,
+                                },
+                            ));
+                        }
                     } else {
-                        Elements::Slice(elements)
-                    };
-                    top.list = Some((field, elements));
+                        top.list = Some((field, Elements::Slice(elements)));
+                    }
                 }
                 _ => {
                     return Some(Step::Leaf {
