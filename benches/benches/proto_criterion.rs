@@ -1,7 +1,9 @@
 //! Wall time of one protobuf decode plus drop of WhatsApp's `Message`,
 //! `SyncActionData` and `HistorySync` samples: prost 0.14, buffa (waproto
 //! 0.7) owned and views, quarry into a fresh and a reused arena, on the same
-//! bytes in one run. Groups `proto_decode_<sample>`.
+//! bytes in one run. Groups `proto_decode_<sample>`; and one encode of the
+//! same samples, each encoder from its own decoded form, plus drop of the
+//! bytes: groups `proto_encode_<sample>`.
 
 use std::time::Duration;
 
@@ -28,11 +30,23 @@ fn decode(c: &mut Criterion) {
     }
 }
 
+fn encode(c: &mut Criterion) {
+    for s in pc::samples() {
+        let e = pc::encodable(s);
+        let mut group = c.benchmark_group(format!("proto_encode_{}", s.name));
+        group.throughput(Throughput::Bytes(s.bytes.len() as u64));
+        group.bench_function("prost", |b| b.iter(|| pc::prost_encode(e)));
+        group.bench_function("buffa_owned", |b| b.iter(|| pc::buffa_encode(e)));
+        group.bench_function("quarry", |b| b.iter(|| pc::quarry_encode(e)));
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode
+    targets = decode, encode
 }
 criterion_main!(benches);

@@ -1,7 +1,9 @@
 //! Instruction counts (callgrind) of one protobuf decode plus drop of the
 //! WhatsApp samples: prost 0.14, buffa (waproto 0.7) owned and views, quarry
 //! into a fresh arena (dropped) and a reused one (reset, kept), same bytes,
-//! one run. Every setup decodes once first so first-touch costs are not
+//! one run; and one encode of each sample plus drop of the bytes, each
+//! encoder from its own decoded form (prost, buffa owned, quarry's view).
+//! Every setup decodes (or encodes) once first so first-touch costs are not
 //! charged to the measured call.
 
 // The macros generate public modules and functions without docs.
@@ -88,4 +90,37 @@ library_benchmark_group!(
     benchmarks = prost, buffa_owned, buffa_view, quarry_fresh, quarry_reused
 );
 
-main!(library_benchmark_groups = proto_decode);
+/// Sample `name` decoded by each side, each encoder run once first.
+fn warm_encode(name: &str) -> &'static pc::Encodable {
+    let e = pc::encodable(pc::sample(name));
+    pc::prost_encode(e);
+    pc::buffa_encode(e);
+    pc::quarry_encode(e);
+    e
+}
+
+cases!(
+    prost_encode,
+    warm_encode,
+    |e: &pc::Encodable| pc::prost_encode(e),
+    &'static pc::Encodable
+);
+cases!(
+    buffa_encode,
+    warm_encode,
+    |e: &pc::Encodable| pc::buffa_encode(e),
+    &'static pc::Encodable
+);
+cases!(
+    quarry_encode,
+    warm_encode,
+    |e: &pc::Encodable| pc::quarry_encode(e),
+    &'static pc::Encodable
+);
+
+library_benchmark_group!(
+    name = proto_encode;
+    benchmarks = prost_encode, buffa_encode, quarry_encode
+);
+
+main!(library_benchmark_groups = proto_decode, proto_encode);

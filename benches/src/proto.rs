@@ -15,7 +15,8 @@ use waproto::whatsapp as bw;
 use crate::alloc_count::{AllocRow, measure};
 
 pub use common::{
-    buffa_owned, buffa_view, prost, quarry, quarry_fresh, quarry_reused, sample, samples,
+    Encodable, buffa_encode, buffa_owned, buffa_view, encodable, prost, prost_encode, quarry,
+    quarry_encode, quarry_fresh, quarry_reused, sample, samples,
 };
 
 /// The decoders, as the benches name them, in report order.
@@ -29,6 +30,59 @@ pub const DECODERS: [&str; 5] = [
 
 /// The peers among [`DECODERS`].
 pub const PEERS: [&str; 3] = ["prost", "buffa_owned", "buffa_view"];
+
+/// The encoders, as the benches name them (`proto_iai` adds `_encode`), in
+/// report order; the last is quarry's, the others are peers.
+pub const ENCODERS: [&str; 3] = ["prost", "buffa_owned", "quarry"];
+
+/// One encode of `e` by `encoder` (a name of [`ENCODERS`]), plus drop.
+///
+/// # Panics
+/// On a name not in [`ENCODERS`].
+pub fn encode(encoder: &str, e: &Encodable) -> usize {
+    match encoder {
+        "prost" => prost_encode(e),
+        "buffa_owned" => buffa_encode(e),
+        "quarry" => quarry_encode(e),
+        other => panic!("no encoder {other}"),
+    }
+}
+
+/// The id `proto_iai` gives `encoder`'s encode benches.
+pub fn iai_encode_id(encoder: &str) -> &'static str {
+    match encoder {
+        "prost" => "prost_encode",
+        "buffa_owned" => "buffa_encode",
+        _ => "quarry_encode",
+    }
+}
+
+/// Allocations and bytes requested by one encode of every sample by every
+/// encoder (after one warm-up encode); `op` is the encoder's name in
+/// [`ENCODERS`] and `held` is 0 (the bytes are dropped).
+///
+/// # Panics
+/// When [`CountingAlloc`](crate::alloc_count::CountingAlloc) is not the
+/// global allocator.
+pub fn measure_encode_alloc() -> Vec<AllocRow> {
+    let mut rows = Vec::new();
+    for s in samples() {
+        let e = encodable(s);
+        for op in ENCODERS {
+            encode(op, e);
+            let (counts, _) = measure(|| encode(op, e));
+            rows.push(AllocRow {
+                case: s.name,
+                op,
+                allocations: counts.allocations,
+                requested: counts.requested,
+                held: 0,
+                arena_used: None,
+            });
+        }
+    }
+    rows
+}
 
 /// The id `proto_iai` gives `sample` (its `#[bench::…]` name).
 pub fn iai_id(sample: &str) -> &str {
@@ -137,5 +191,59 @@ fn view_size(root: Root) -> usize {
         Root::SyncActionData => size_of::<wa::SyncActionDataView<'static>>(),
         Root::Message => size_of::<wa::MessageView<'static>>(),
         Root::HistorySync => size_of::<wa::HistorySyncView<'static>>(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The encode benches compare like with like only if every encoder
+    /// writes the same bytes: the samples are prost's encoding, which is
+    /// canonical, so each encoder must give back exactly those bytes.
+    #[test]
+    fn every_encoder_writes_the_sample_bytes() {
+        for s in samples() {
+            let e = encodable(s);
+            let want = s.bytes.as_slice();
+            let prost = match s.root {
+                Root::SyncActionData => pb::whatsapp::SyncActionData::decode(want)
+                    .unwrap()
+                    .encode_to_vec(),
+                Root::Message => pb::whatsapp::Message::decode(want).unwrap().encode_to_vec(),
+                Root::HistorySync => pb::whatsapp::HistorySync::decode(want)
+                    .unwrap()
+                    .encode_to_vec(),
+            };
+            let buffa = match s.root {
+                Root::SyncActionData => bw::SyncActionData::decode_from_slice(want)
+                    .unwrap()
+                    .encode_to_vec(),
+                Root::Message => bw::Message::decode_from_slice(want)
+                    .unwrap()
+                    .encode_to_vec(),
+                Root::HistorySync => bw::HistorySync::decode_from_slice(want)
+                    .unwrap()
+                    .encode_to_vec(),
+            };
+            let arena = quarry::Arena::new();
+            let quarry = match s.root {
+                Root::SyncActionData => wa::SyncActionDataView::decode(&arena, want)
+                    .unwrap()
+                    .encode_to_vec(),
+                Root::Message => wa::MessageView::decode(&arena, want)
+                    .unwrap()
+                    .encode_to_vec(),
+                Root::HistorySync => wa::HistorySyncView::decode(&arena, want)
+                    .unwrap()
+                    .encode_to_vec(),
+            };
+            assert_eq!(prost, want, "{}: prost", s.name);
+            assert_eq!(buffa, want, "{}: buffa", s.name);
+            assert_eq!(quarry, want, "{}: quarry", s.name);
+            for op in ENCODERS {
+                assert_eq!(encode(op, e), want.len(), "{}: {op}", s.name);
+            }
+        }
     }
 }

@@ -111,3 +111,97 @@ pub fn quarry_reused(arena: &mut Arena, s: &Sample) -> usize {
     arena.reset();
     n
 }
+
+/// One sample as each encoder holds it in memory, decoded once and kept for
+/// the whole process: what the encode benches encode.
+pub struct Encodable {
+    prost: Roots<pb::whatsapp::SyncActionData, pb::whatsapp::Message, pb::whatsapp::HistorySync>,
+    buffa: Roots<bw::SyncActionData, bw::Message, bw::HistorySync>,
+    quarry: Roots<
+        wa::SyncActionDataView<'static>,
+        wa::MessageView<'static>,
+        wa::HistorySyncView<'static>,
+    >,
+}
+
+/// A decoded sample of one of the three root types.
+enum Roots<S, M, H> {
+    SyncActionData(S),
+    Message(M),
+    HistorySync(H),
+}
+
+impl Encodable {
+    fn of(s: &Sample) -> Self {
+        let b = s.bytes.as_slice();
+        // The views borrow from the arena and the input: both live as long
+        // as the process.
+        let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+        let input: &'static [u8] = Box::leak(b.to_vec().into_boxed_slice());
+        match s.root {
+            Root::SyncActionData => Self {
+                prost: Roots::SyncActionData(pb::whatsapp::SyncActionData::decode(b).unwrap()),
+                buffa: Roots::SyncActionData(bw::SyncActionData::decode_from_slice(b).unwrap()),
+                quarry: Roots::SyncActionData(
+                    wa::SyncActionDataView::decode(arena, input).unwrap(),
+                ),
+            },
+            Root::Message => Self {
+                prost: Roots::Message(pb::whatsapp::Message::decode(b).unwrap()),
+                buffa: Roots::Message(bw::Message::decode_from_slice(b).unwrap()),
+                quarry: Roots::Message(wa::MessageView::decode(arena, input).unwrap()),
+            },
+            Root::HistorySync => Self {
+                prost: Roots::HistorySync(pb::whatsapp::HistorySync::decode(b).unwrap()),
+                buffa: Roots::HistorySync(bw::HistorySync::decode_from_slice(b).unwrap()),
+                quarry: Roots::HistorySync(wa::HistorySyncView::decode(arena, input).unwrap()),
+            },
+        }
+    }
+}
+
+/// Sample `s` decoded by each side (built on first use, then kept).
+pub fn encodable(s: &Sample) -> &'static Encodable {
+    static E: OnceLock<Vec<Encodable>> = OnceLock::new();
+    let all = E.get_or_init(|| samples().iter().map(Encodable::of).collect());
+    let at = samples()
+        .iter()
+        .position(|x| x.name == s.name)
+        .expect("known sample");
+    &all[at]
+}
+
+/// Drop `bytes` where the optimiser cannot see it and return its length.
+fn consume(bytes: Vec<u8>) -> usize {
+    let n = bytes.len();
+    drop(black_box(bytes));
+    n
+}
+
+/// prost 0.14: `encode_to_vec` of its owned message, plus drop.
+pub fn prost_encode(e: &Encodable) -> usize {
+    consume(match &e.prost {
+        Roots::SyncActionData(m) => m.encode_to_vec(),
+        Roots::Message(m) => m.encode_to_vec(),
+        Roots::HistorySync(m) => m.encode_to_vec(),
+    })
+}
+
+/// buffa (waproto 0.7): `encode_to_vec` of its owned message, plus drop.
+pub fn buffa_encode(e: &Encodable) -> usize {
+    consume(match &e.buffa {
+        Roots::SyncActionData(m) => buffa::Message::encode_to_vec(m),
+        Roots::Message(m) => buffa::Message::encode_to_vec(m),
+        Roots::HistorySync(m) => buffa::Message::encode_to_vec(m),
+    })
+}
+
+/// quarry: `encode_to_vec` of the generated view (re-encode from the arena,
+/// exact size, one allocation), plus drop.
+pub fn quarry_encode(e: &Encodable) -> usize {
+    consume(match e.quarry {
+        Roots::SyncActionData(v) => v.encode_to_vec(),
+        Roots::Message(v) => v.encode_to_vec(),
+        Roots::HistorySync(v) => v.encode_to_vec(),
+    })
+}

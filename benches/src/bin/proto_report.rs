@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 use quarry_benches::alloc_count::{AllocRow, CountingAlloc};
 use quarry_benches::outputs;
-use quarry_benches::proto::{self, DECODERS, PEERS};
+use quarry_benches::proto::{self, DECODERS, ENCODERS, PEERS};
 use quarry_benches::report::{self, mark, ratio_text};
 use quarry_proto_tests::samples::Root;
 
@@ -48,6 +48,10 @@ struct Measured {
     ns: Table,
     ir: Table,
     alloc: Vec<AllocRow>,
+    /// (sample, encoder) → value, for the encode benches.
+    enc_ns: Table,
+    enc_ir: Table,
+    enc_alloc: Vec<AllocRow>,
 }
 
 fn run() -> Result<(), String> {
@@ -82,10 +86,29 @@ fn run() -> Result<(), String> {
             ir.insert((s.name, dec), *count as f64);
         }
     }
+    let mut enc_ns = Table::new();
+    let mut enc_ir = Table::new();
+    for s in proto::samples() {
+        for enc in ENCODERS {
+            let group = format!("proto_encode_{}", s.name);
+            enc_ns.insert(
+                (s.name, enc),
+                outputs::criterion_median_ns(&target_dir, &group, enc)?,
+            );
+            let key = format!("{}/{}", proto::iai_encode_id(enc), proto::iai_id(s.name));
+            let count = summaries
+                .get(&key)
+                .ok_or_else(|| format!("no proto_iai result for {key} (run without --no-run)"))?;
+            enc_ir.insert((s.name, enc), *count as f64);
+        }
+    }
     let m = Measured {
         ns,
         ir,
         alloc: proto::measure_alloc(),
+        enc_ns,
+        enc_ir,
+        enc_alloc: proto::measure_encode_alloc(),
     };
     print!("{}", render(&m)?);
     Ok(())
@@ -230,6 +253,8 @@ fn render(m: &Measured) -> Result<String, String> {
         }
     }
 
+    render_encode(&mut w, m)?;
+
     let _ = writeln!(
         w,
         "\n### Allocations and memory per decode\n\n\
@@ -256,4 +281,54 @@ fn render(m: &Measured) -> Result<String, String> {
         }
     }
     Ok(w)
+}
+
+/// The encode table: each encoder from its own decoded form of the sample.
+fn render_encode(w: &mut String, m: &Measured) -> Result<(), String> {
+    let _ = writeln!(
+        w,
+        "\n### Encode\n\n\
+         One encode plus drop of the bytes, each encoder from its own decoded form of the sample: \
+         prost's and buffa's owned messages (`encode_to_vec`), quarry's generated view \
+         (`FooView::encode_to_vec`: a re-encode from the arena, an exact size and then one \
+         allocation). All three write exactly the sample's bytes (a test of quarry-benches checks \
+         it). No targets were set for encoding. Ratios are quarry / the faster peer on that sample \
+         and metric (lower is better).\n\n\
+         | sample | Ir ratio | time ratio | prost Ir | buffa owned Ir | quarry Ir | prost ns | buffa owned ns | quarry ns | allocations prost / buffa / quarry |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for s in proto::samples() {
+        let ratio = |table: &Table| {
+            let best = ENCODERS[..2]
+                .iter()
+                .map(|p| table[&(s.name, *p)])
+                .fold(f64::INFINITY, f64::min);
+            table[&(s.name, "quarry")] / best
+        };
+        let allocations: Vec<String> = ENCODERS
+            .iter()
+            .map(|enc| {
+                m.enc_alloc
+                    .iter()
+                    .find(|r| r.case == s.name && r.op == *enc)
+                    .map(|r| r.allocations.to_string())
+                    .ok_or_else(|| format!("no encode allocation row for {enc} on {}", s.name))
+            })
+            .collect::<Result<_, _>>()?;
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
+            s.name,
+            mark(ratio(&m.enc_ir), None),
+            mark(ratio(&m.enc_ns), None),
+            m.enc_ir[&(s.name, "prost")],
+            m.enc_ir[&(s.name, "buffa_owned")],
+            m.enc_ir[&(s.name, "quarry")],
+            m.enc_ns[&(s.name, "prost")],
+            m.enc_ns[&(s.name, "buffa_owned")],
+            m.enc_ns[&(s.name, "quarry")],
+            allocations.join(" / ")
+        );
+    }
+    Ok(())
 }
