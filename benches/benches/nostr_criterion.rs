@@ -38,11 +38,23 @@ fn decode(c: &mut Criterion) {
     }
 }
 
+/// One encode of each shape's event to compact JSON, plus drop: rust-nostr
+/// from its `Event`, quarry from its decoded view.
+fn encode(c: &mut Criterion) {
+    for shape in n::SHAPES {
+        let (peer, quarry) = (n::peer_event(shape), n::quarry_event(shape));
+        let mut group = c.benchmark_group(format!("nostr_encode_{shape}"));
+        group.bench_function("peer", |b| b.iter(|| n::peer_encode(peer)));
+        group.bench_function("quarry", |b| b.iter(|| n::quarry_encode(quarry)));
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode
+    targets = decode, encode
 }
 criterion_main!(benches);

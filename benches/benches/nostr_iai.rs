@@ -1,5 +1,6 @@
 //! Instruction counts (callgrind) of decoding one `["EVENT",sub,event]`
-//! relay message, quarry and rust-nostr on the same bytes, in one run.
+//! relay message, quarry and rust-nostr on the same bytes, in one run; and
+//! of encoding one event to compact JSON, each from its own decoded form.
 //! Callgrind runs SHA-256 without the CPU's SHA instructions, so compare
 //! instructions with the id check off (`quarry_noverify_*` against `peer`);
 //! the `*_verify*` benches are there for completeness.
@@ -76,4 +77,38 @@ library_benchmark_group!(
     benchmarks = peer, peer_verify_id, quarry_noverify_fresh, quarry_noverify_reused, quarry_verify_reused
 );
 
-main!(library_benchmark_groups = nostr_decode);
+fn peer_event(shape: &str) -> &'static nostr::event::Event {
+    let event = n::peer_event(shape);
+    n::peer_encode(event);
+    event
+}
+
+fn quarry_event(shape: &str) -> quarry_nostr::Event<'static> {
+    let event = n::quarry_event(shape);
+    n::quarry_encode(event);
+    event
+}
+
+// One encode of the event to compact JSON, plus drop.
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = peer_event)]
+#[bench::thread12(args = ("thread12"), setup = peer_event)]
+#[bench::heavy30(args = ("heavy30"), setup = peer_event)]
+fn peer_encode(event: &'static nostr::event::Event) -> usize {
+    black_box(n::peer_encode(event))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = quarry_event)]
+#[bench::thread12(args = ("thread12"), setup = quarry_event)]
+#[bench::heavy30(args = ("heavy30"), setup = quarry_event)]
+fn quarry_encode(event: quarry_nostr::Event<'static>) -> usize {
+    black_box(n::quarry_encode(event))
+}
+
+library_benchmark_group!(
+    name = nostr_encode;
+    benchmarks = peer_encode, quarry_encode
+);
+
+main!(library_benchmark_groups = nostr_decode, nostr_encode);

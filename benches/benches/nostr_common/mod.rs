@@ -146,3 +146,30 @@ pub fn warmed_arena(bytes: &[u8]) -> Arena {
     quarry_reused(&VERIFY, &mut arena, bytes);
     arena
 }
+
+/// The event of shape `name` as rust-nostr holds it, kept for the process
+/// (the input of the encode benches).
+pub fn peer_event(name: &str) -> &'static Event {
+    Box::leak(Box::new(event(name)))
+}
+
+/// The event of shape `name` decoded by quarry, its arena and input kept
+/// for the process (the input of the encode benches).
+pub fn quarry_event(name: &str) -> quarry_nostr::Event<'static> {
+    let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+    let json: &'static [u8] = Box::leak(event(name).as_json().into_bytes().into_boxed_slice());
+    VERIFY.decode_event(arena, json).unwrap()
+}
+
+/// rust-nostr: `Event::as_json` (serde_json), plus drop.
+pub fn peer_encode(event: &Event) -> usize {
+    let json = black_box(event.as_json());
+    json.len()
+}
+
+/// quarry: `Event::write_json` into a new `Vec`, plus drop.
+pub fn quarry_encode(event: quarry_nostr::Event<'_>) -> usize {
+    let mut out = Vec::new();
+    event.write_json(&mut out);
+    black_box(out).len()
+}

@@ -177,6 +177,8 @@ fn run() -> Result<(), String> {
         let _ = writeln!(md, "| {shape} | {peer} | {fresh} | {reused} |");
     }
 
+    encode_table(&mut md, &target_dir, &ir);
+
     let (json, peer_held, quarry_held) = memory_held();
     let per = |b: usize| b as f64 / 10_000.0;
     let _ = writeln!(
@@ -194,4 +196,61 @@ fn run() -> Result<(), String> {
     );
     println!("{md}");
     Ok(())
+}
+
+/// One encode of each shape's event to compact JSON: rust-nostr's
+/// `as_json` from its `Event`, quarry's `write_json` from its decoded view.
+fn encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String, u64>) {
+    let _ = writeln!(
+        md,
+        "\n### Encode: one event to compact JSON\n\n\
+         **peer** `Event::as_json` (serde_json) of rust-nostr's `Event`; **quarry** `Event::write_json` \
+         of the decoded view into a new `Vec`; each plus drop of the JSON. Both write the same bytes \
+         (a test of `nostr_report` checks it). No targets were set for encoding. Ratios quarry / peer, \
+         lower is better; instructions for three shapes.\n\n\
+         | shape | time ratio | Ir ratio | peer ns | quarry ns | peer Ir | quarry Ir | allocations peer / quarry |\n\
+         |---|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for shape in n::SHAPES {
+        let group = format!("nostr_encode_{shape}");
+        let t = |f: &str| outputs::criterion_median_ns(target_dir, &group, f).ok();
+        let i = |f: &str| ir.get(&format!("{f}/{shape}")).map(|&v| v as f64);
+        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:.2}", a / b),
+            _ => "–".into(),
+        };
+        let (peer, quarry) = (n::peer_event(shape), n::quarry_event(shape));
+        n::peer_encode(peer);
+        n::quarry_encode(quarry);
+        let peer_allocs = allocations_of(|| n::peer_encode(peer));
+        let quarry_allocs = allocations_of(|| n::quarry_encode(quarry));
+        let _ = writeln!(
+            md,
+            "| {shape} | {} | {} | {} | {} | {} | {} | {peer_allocs} / {quarry_allocs} |",
+            ratio(t("quarry"), t("peer")),
+            ratio(i("quarry_encode"), i("peer_encode")),
+            fmt(t("peer")),
+            fmt(t("quarry")),
+            fmt(i("peer_encode")),
+            fmt(i("quarry_encode")),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The encode benches compare like with like only if both sides write
+    /// the same JSON for the same event.
+    #[test]
+    fn both_encoders_write_the_same_json() {
+        for shape in n::SHAPES {
+            let peer = n::peer_event(shape).as_json();
+            let mut quarry = Vec::new();
+            n::quarry_event(shape).write_json(&mut quarry);
+            assert_eq!(String::from_utf8(quarry).unwrap(), peer, "{shape}");
+        }
+    }
 }
