@@ -36,7 +36,7 @@ use crate::wire::{EGROUP, I32, I64, LEN, SGROUP, VARINT, read_tag};
 /// ```
 pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
     let mut out = String::new();
-    let mut walk = Walk::<false>::new(message, record).sorting_maps();
+    let mut walk = Walk::new(message, record).sorting_maps();
     while let Some(step) = walk.next() {
         let depth = walk.depth();
         match step {

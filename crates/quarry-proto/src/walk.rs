@@ -1,5 +1,5 @@
 //! A walk over a decoded record and its nested messages with an explicit
-//! stack instead of recursion, for the encoder and the text printer.
+//! stack instead of recursion, for the text printer.
 //!
 //! A record may nest as deep as the decoder's `max_depth` allows, and that
 //! is the caller's choice (the merging decoder reads any depth within the
@@ -72,7 +72,7 @@ enum Pick<'r> {
 /// One message being walked. `Copy`, so the inline levels need no drop
 /// and cost nothing to clear.
 #[derive(Clone, Copy)]
-pub(crate) struct Frame<'r> {
+struct Frame<'r> {
     message: MessageRef,
     /// The field this message is the value of; `None` for the root.
     field: Option<&'static FieldTable>,
@@ -97,8 +97,8 @@ impl<'r> Frame<'r> {
 }
 
 /// The walk: fields in record order (known fields by number, then unknown
-/// ones as they came), or in exactly the reverse order when `REVERSE`.
-pub(crate) struct Walk<'r, const REVERSE: bool> {
+/// ones as they came).
+pub(crate) struct Walk<'r> {
     inline: [Option<Frame<'r>>; INLINE_LEVELS],
     inline_len: usize,
     /// Levels below the inline ones.
@@ -109,37 +109,13 @@ pub(crate) struct Walk<'r, const REVERSE: bool> {
     sorted: Vec<&'r [Slot<'r>]>,
 }
 
-/// The first element of `s` and the rest, or with `REVERSE` the last.
-#[inline]
-fn take<T, const REVERSE: bool>(s: &[T]) -> Option<(&T, &[T])> {
-    if REVERSE {
-        s.split_last()
-    } else {
-        s.split_first()
-    }
-}
-
-impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
+impl<'r> Walk<'r> {
     /// A walk of `record`, a message of type `message`.
-    #[inline]
     pub(crate) fn new(message: MessageRef, record: Record<'r>) -> Self {
-        Self::reusing(message, record, Vec::new())
-    }
-
-    /// A walk that keeps the levels past the inline ones in `spill`'s
-    /// buffer (what [`into_spill`](Self::into_spill) gave back), so a
-    /// second walk of a deep record does not allocate again.
-    #[inline]
-    pub(crate) fn reusing(
-        message: MessageRef,
-        record: Record<'r>,
-        mut spill: Vec<Frame<'r>>,
-    ) -> Self {
-        spill.clear();
         let mut walk = Self {
             inline: [None; INLINE_LEVELS],
             inline_len: 0,
-            spill,
+            spill: Vec::new(),
             sort_maps: false,
             sorted: Vec::new(),
         };
@@ -148,17 +124,10 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
     }
 
     /// Visit a map field's entries as protobuf's text printer does: in key
-    /// order, entries with equal keys all, in input order. Forward walks
-    /// only.
+    /// order, entries with equal keys all, in input order.
     pub(crate) fn sorting_maps(mut self) -> Self {
-        self.sort_maps = !REVERSE;
+        self.sort_maps = true;
         self
-    }
-
-    /// The buffer of the levels past the inline ones, for
-    /// [`reusing`](Self::reusing).
-    pub(crate) fn into_spill(self) -> Vec<Frame<'r>> {
-        self.spill
     }
 
     /// Levels of nesting below the root of the message the walk is in: 0
@@ -174,11 +143,6 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
         if let Some(top) = self.top() {
             top.mark = mark;
         }
-    }
-
-    /// The mark of the message the walk is in; 0 once the root has left.
-    pub(crate) fn mark(&mut self) -> usize {
-        self.top().map_or(0, |top| top.mark)
     }
 
     /// The type of the message the walk is in; `None` once the root has
@@ -244,7 +208,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
                 // Which element comes next; the sorted buffer is read once
                 // `top`'s borrow of the walk has ended.
                 let pick = match elements {
-                    Elements::Slice(slice) => match take::<_, REVERSE>(slice) {
+                    Elements::Slice(slice) => match slice.split_first() {
                         Some((&element, rest)) => {
                             *slice = rest;
                             Pick::Element(element)
@@ -280,7 +244,7 @@ impl<'r, const REVERSE: bool> Walk<'r, REVERSE> {
                 };
                 return Some(self.enter(message, field, element));
             }
-            let Some((slot, rest)) = take::<_, REVERSE>(top.rest) else {
+            let Some((slot, rest)) = top.rest.split_first() else {
                 let done = self.pop()?;
                 return Some(Step::Leave {
                     field: done.field,
