@@ -108,7 +108,10 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
         for (line_no, line) in lines(&bytes) {
             let result = match mode {
                 ArenaMode::Fresh => {
-                    repeat::run(count, mode, |arena| decode_once(&opts, arena, line))
+                    let new_arena = || quarry_nostr::arena_for(line);
+                    repeat::run(count, mode, new_arena, |arena| {
+                        decode_once(&opts, arena, line)
+                    })
                 }
                 ArenaMode::Reused => (0..count).try_for_each(|_| {
                     let r = decode_once(&opts, black_box(&shared), line);

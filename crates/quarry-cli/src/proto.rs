@@ -87,7 +87,8 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
 
     if let Some(count) = repeat {
         let input = bytes.as_slice();
-        return repeat::run(count, mode, |arena| {
+        let new_arena = || quarry_proto::arena_for(input);
+        return repeat::run(count, mode, new_arena, |arena| {
             quarry_proto::decode(message, arena, input).map(|rec| {
                 black_box(rec);
             })

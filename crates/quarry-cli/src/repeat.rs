@@ -14,26 +14,32 @@ use crate::exit::Failure;
 /// Where each decode of the loop goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArenaMode {
-    /// `Arena::new()` before each decode, dropped after it: the cost of a
-    /// first decode (one heap allocation for the arena's chunk).
+    /// A new arena before each decode, dropped after it: the cost of a
+    /// one-shot decode (one heap allocation for the arena's chunk, made by
+    /// the format's `arena_for` at the size its decoder reserves, as the
+    /// crates' docs advise for a one-shot decode).
     Fresh,
-    /// One arena for the whole loop, `reset()` after each decode: the
-    /// steady-state cost of a server that reuses its arena.
+    /// One arena for the whole loop (`Arena::new()`, sized by the first
+    /// decode), `reset()` after each decode: the steady-state cost of a
+    /// server that reuses its arena.
     Reused,
 }
 
-/// Run `decode_once` `count` times. It must pass its result through
-/// [`std::hint::black_box`] so the work is not optimised away. Stops at the
-/// first error (a malformed input fails on the first iteration).
+/// Run `decode_once` `count` times, each into a new arena from
+/// `new_arena` (fresh), or into one arena reset in between (reused).
+/// `decode_once` must pass its result through [`std::hint::black_box`] so
+/// the work is not optimised away. Stops at the first error (a malformed
+/// input fails on the first iteration).
 pub fn run<E>(
     count: u64,
     mode: ArenaMode,
+    new_arena: impl Fn() -> Arena,
     mut decode_once: impl FnMut(&Arena) -> Result<(), E>,
 ) -> Result<(), E> {
     match mode {
         ArenaMode::Fresh => {
             for _ in 0..count {
-                let arena = Arena::new();
+                let arena = new_arena();
                 decode_once(std::hint::black_box(&arena))?;
                 drop(arena);
             }
@@ -88,14 +94,14 @@ mod tests {
     fn runs_count_times_and_stops_at_the_first_error() {
         for mode in [ArenaMode::Fresh, ArenaMode::Reused] {
             let mut calls = 0;
-            run(5, mode, |_| {
+            run(5, mode, Arena::new, |_| {
                 calls += 1;
                 Ok::<(), ()>(())
             })
             .unwrap();
             assert_eq!(calls, 5);
             let mut calls = 0;
-            let result = run(5, mode, |_| {
+            let result = run(5, mode, Arena::new, |_| {
                 calls += 1;
                 Err(calls)
             });
@@ -106,14 +112,40 @@ mod tests {
     #[test]
     fn reused_arena_is_reset_between_decodes() {
         let mut used = Vec::new();
-        run(3, ArenaMode::Reused, |arena| {
+        let made = std::cell::Cell::new(0);
+        let new_arena = || {
+            made.set(made.get() + 1);
+            Arena::with_capacity(64)
+        };
+        run(3, ArenaMode::Reused, new_arena, |arena| {
             used.push(arena.stats().allocated_bytes);
             arena.bump().alloc([0u8; 100]);
             Ok::<(), ()>(())
         })
         .unwrap();
-        // The chunk allocated on the first decode is kept, and nothing more.
+        // One arena, not from `new_arena`; the chunk allocated on the first
+        // decode is kept, and nothing more.
+        assert_eq!(made.get(), 0);
+        assert_eq!(used[0], 0);
         assert_eq!(used[1], used[2]);
+    }
+
+    #[test]
+    fn fresh_mode_makes_an_arena_per_decode() {
+        let made = std::cell::Cell::new(0);
+        let new_arena = || {
+            made.set(made.get() + 1);
+            Arena::with_capacity(64)
+        };
+        let mut reserved = Vec::new();
+        run(4, ArenaMode::Fresh, new_arena, |arena| {
+            reserved.push(arena.stats().allocated_bytes);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(made.get(), 4);
+        // Each arena is the one `new_arena` made, its chunk already there.
+        assert!(reserved.iter().all(|&bytes| bytes >= 64), "{reserved:?}");
     }
 
     #[test]

@@ -64,14 +64,21 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
 
     if let Some(count) = repeat {
         let input = bytes.as_slice();
+        let new_arena = || {
+            if framed {
+                quarry_wa::arena_for_frame(input)
+            } else {
+                quarry_wa::arena_for(input)
+            }
+        };
         return if framed {
-            repeat::run(count, mode, |arena| {
+            repeat::run(count, mode, new_arena, |arena| {
                 quarry_wa::decode_frame(arena, input).map(|node| {
                     black_box(node);
                 })
             })
         } else {
-            repeat::run(count, mode, |arena| {
+            repeat::run(count, mode, new_arena, |arena| {
                 quarry_wa::decode(arena, input).map(|node| {
                     black_box(node);
                 })

@@ -14,7 +14,7 @@ use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{Arena, BoundedAlloc, DecodeError};
 
-use crate::decode::{Decoder, max_arena_bytes};
+use crate::decode::{Decoder, arena_for, max_arena_bytes};
 use crate::node::Node;
 use crate::wire::FLAG_COMPRESSED;
 
@@ -57,6 +57,31 @@ impl Decoder {
 /// [`Decoder::decode_frame`].
 pub fn decode_frame<'a>(arena: &'a Arena, frame: &'a [u8]) -> Result<Node<'a>, DecodeError> {
     Decoder::new().decode_frame(arena, frame)
+}
+
+/// A fresh arena for decoding `frame` once with [`decode_frame`] and
+/// default limits: [`arena_for`] of the body for a plain frame (one
+/// allocation, made here, and none in the decode). A compressed frame does
+/// not say how large it inflates, so it gets an empty arena, which the
+/// decode fills with one reservation for the inflater's state, its guess of
+/// the output and the decode (a second chunk only when the body inflates
+/// past the guess, 8 times its length plus 1 KiB).
+///
+/// ```
+/// let plain = [0x00, 0xF8, 1, 19];
+/// let arena = quarry_wa::arena_for_frame(&plain);
+/// let reserved = arena.stats().allocated_bytes;
+/// assert!(reserved >= quarry_wa::max_arena_bytes(plain.len() - 1));
+/// assert_eq!(quarry_wa::decode_frame(&arena, &plain).unwrap().tag(), "message");
+/// assert_eq!(arena.stats().allocated_bytes, reserved);
+/// // Compressed (flag 0x02): nothing reserved up front.
+/// assert_eq!(quarry_wa::arena_for_frame(&[0x02, 0x78, 0x9C]).stats().allocated_bytes, 0);
+/// ```
+pub fn arena_for_frame(frame: &[u8]) -> Arena {
+    match frame.split_first() {
+        Some((&flags, body)) if flags & FLAG_COMPRESSED == 0 => arena_for(body),
+        _ => Arena::new(),
+    }
 }
 
 /// The first guess of a body's inflated size; WhatsApp's stanzas compress

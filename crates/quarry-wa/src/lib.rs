@@ -57,7 +57,7 @@ pub use encode::{
     EncodeError, Encoder, MAX_DEPTH, encode, encode_frame, encode_into, encode_view,
     encode_view_frame,
 };
-pub use frame::decode_frame;
+pub use frame::{arena_for_frame, decode_frame};
 pub use jid::{Jid, JidParseError, JidUser, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};

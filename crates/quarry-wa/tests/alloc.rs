@@ -136,6 +136,31 @@ fn arena_for_allocates_once_and_the_decode_never() {
     }
 }
 
+/// `arena_for_frame`: a plain frame's arena is made with one allocation
+/// and the decode adds none; a compressed frame's is empty, and the decode
+/// makes the one allocation (the fanout inflates within the guess).
+#[test]
+fn arena_for_frame_allocates_once_per_decode() {
+    for fixture in &common::fixtures() {
+        let mut frame = vec![0x00];
+        frame.extend_from_slice(fixture.node_bytes());
+        let (made, arena) = quarry_testkit::count_allocs(|| quarry_wa::arena_for_frame(&frame));
+        assert_eq!(made, 1, "{}: arena_for_frame", fixture.name);
+        let (during, nodes) = quarry_testkit::count_allocs(|| {
+            walk(quarry_wa::decode_frame(&arena, &frame).expect("frame decodes"))
+        });
+        assert!(nodes > 0);
+        assert_eq!(during, 0, "{}: decode into arena_for_frame", fixture.name);
+    }
+    let compressed = common::compressed_fanout_frame();
+    let (made, arena) = quarry_testkit::count_allocs(|| quarry_wa::arena_for_frame(&compressed));
+    assert_eq!(made, 0, "compressed: arena_for_frame");
+    let (during, _) = quarry_testkit::count_allocs(|| {
+        walk(quarry_wa::decode_frame(&arena, &compressed).expect("frame decodes"))
+    });
+    assert_eq!(during, 1, "compressed: decode into arena_for_frame");
+}
+
 #[test]
 fn a_new_arena_allocates_nothing() {
     let (n, arena) = quarry_testkit::count_allocs(Arena::new);
