@@ -1,9 +1,9 @@
 //! The decoder's entry points, limits and arena policy.
 //!
-//! A decode runs [`one_pass`](crate::one_pass) (each field read once, slots
+//! A decode runs [`one_pass`] (each field read once, slots
 //! gathered per message); input that repeats a singular message field or
 //! sets two members of a oneof needs protobuf's merge rules and is decoded
-//! again by [`two_pass`](crate::two_pass). Both are one non-generic loop
+//! again by [`two_pass`]. Both are one non-generic loop
 //! driven by [`MessageTable`](crate::MessageTable)s, with an explicit stack
 //! instead of recursion, so depth is bounded by
 //! [`DecodeOptions::max_depth`] and nothing else.

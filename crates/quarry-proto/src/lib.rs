@@ -33,6 +33,7 @@
 mod decode;
 mod encode;
 mod float_text;
+mod inline_stack;
 pub mod json;
 mod one_pass;
 mod owned_record;

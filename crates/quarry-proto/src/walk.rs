@@ -7,10 +7,11 @@
 //! then overflow the thread's stack on a record the decoder accepted. The
 //! walk keeps [`INLINE_LEVELS`] levels in a local array, so a walk of
 //! ordinary messages allocates nothing, and the levels below them in a
-//! `Vec`.
+//! `Vec` (an [`InlineStack`]).
 
 use std::cmp::Ordering;
 
+use crate::inline_stack::InlineStack;
 use crate::record::{Record, Slot, UNKNOWN, Val};
 use crate::table::{FieldTable, Kind, MessageRef};
 
@@ -99,10 +100,7 @@ impl<'r> Frame<'r> {
 /// The walk: fields in record order (known fields by number, then unknown
 /// ones as they came).
 pub(crate) struct Walk<'r> {
-    inline: [Option<Frame<'r>>; INLINE_LEVELS],
-    inline_len: usize,
-    /// Levels below the inline ones.
-    spill: Vec<Frame<'r>>,
+    levels: InlineStack<Frame<'r>, INLINE_LEVELS>,
     sort_maps: bool,
     /// The entries of the maps being walked in key order, each map's run
     /// above the runs of the maps it is nested in (a stack, as the levels).
@@ -113,9 +111,7 @@ impl<'r> Walk<'r> {
     /// A walk of `record`, a message of type `message`.
     pub(crate) fn new(message: MessageRef, record: Record<'r>) -> Self {
         let mut walk = Self {
-            inline: [None; INLINE_LEVELS],
-            inline_len: 0,
-            spill: Vec::new(),
+            levels: InlineStack::new(),
             sort_maps: false,
             sorted: Vec::new(),
         };
@@ -134,7 +130,7 @@ impl<'r> Walk<'r> {
     /// for the root's fields, 1 after the `Enter` of one of its message
     /// fields, back to 0 after the matching `Leave`.
     pub(crate) fn depth(&self) -> usize {
-        (self.inline_len + self.spill.len()).saturating_sub(1)
+        self.levels.len().saturating_sub(1)
     }
 
     /// Set the mark of the message the walk is in (the one just entered
@@ -152,32 +148,15 @@ impl<'r> Walk<'r> {
     }
 
     fn top(&mut self) -> Option<&mut Frame<'r>> {
-        match self.spill.last_mut() {
-            Some(top) => Some(top),
-            None => self
-                .inline_len
-                .checked_sub(1)
-                .and_then(|i| self.inline.get_mut(i))
-                .and_then(Option::as_mut),
-        }
+        self.levels.top()
     }
 
     fn push(&mut self, frame: Frame<'r>) {
-        match self.inline.get_mut(self.inline_len) {
-            Some(slot) if self.spill.is_empty() => {
-                *slot = Some(frame);
-                self.inline_len += 1;
-            }
-            _ => self.spill.push(frame),
-        }
+        self.levels.push(frame);
     }
 
     fn pop(&mut self) -> Option<Frame<'r>> {
-        if let Some(frame) = self.spill.pop() {
-            return Some(frame);
-        }
-        self.inline_len = self.inline_len.checked_sub(1)?;
-        self.inline.get_mut(self.inline_len).and_then(Option::take)
+        self.levels.pop()
     }
 
     /// Step into `slots`, the value (or one element) of message field
