@@ -1,10 +1,17 @@
-//! The encoder: one traversal, run twice. The first run counts bytes (and
-//! finds every error), the second writes into a buffer reserved at exactly
-//! that size, so an encode allocates once and never grows its output.
+//! The encoder: one traversal, run once for most stanzas and twice for
+//! large ones. The first run classifies every string (token, packed, JID,
+//! raw), counts the bytes, finds every error, and writes into a 4 KiB
+//! scratch buffer on the stack; an encoding that fits is copied into an
+//! output of exactly its size. A larger one is written by a second run into
+//! an output reserved at the counted size, replaying the classes the first
+//! run kept ([`Memo`]). Either way the output is one allocation that never
+//! grows.
 //!
 //! The traversal is generic over the tree ([`OwnedNode`] or a decoded
 //! [`Node`] view, through [`Tree`]) and over where bytes go ([`Sink`]): the
 //! size plan and the writer are the same code, so they cannot disagree.
+
+use std::mem::MaybeUninit;
 
 use crate::dictionary::{Dictionary, Token};
 use crate::jid::{Jid, JidUser, Server, decimal_len};
@@ -110,7 +117,9 @@ impl Encoder {
     /// assert_eq!(quarry_wa::Encoder::new().encoded_len(&node).unwrap(), 2 + 1 + 4 + 300);
     /// ```
     pub fn encoded_len(&self, node: &OwnedNode) -> Result<usize, EncodeError> {
-        self.plan(node, &mut Memo::new())
+        let mut count = Count(0);
+        self.plan(node, &mut count, &mut Memo::stack_only())?;
+        Ok(count.0)
     }
 
     /// Encode `node` to node bytes (no flags byte). The result's capacity
@@ -156,35 +165,60 @@ impl Encoder {
         self.append(node, out)
     }
 
-    fn plan<'s, T: Tree<'s>>(&self, node: T, memo: &mut Memo) -> Result<usize, EncodeError> {
-        let mut count = Count(0);
+    fn plan<'s, T: Tree<'s>, S: Sink>(
+        &self,
+        node: T,
+        out: &mut S,
+        memo: &mut Memo<'_>,
+    ) -> Result<(), EncodeError> {
         Walk {
             tokens: self.dictionary.token_index(),
-            out: &mut count,
+            out,
             memo,
         }
-        .node(node, 0)?;
-        Ok(count.0)
+        .node(node, 0)
     }
 
+    /// The first run writes into a scratch buffer on the stack while it
+    /// counts; when the encoding fits there (most stanzas), it is copied
+    /// into the output and the tree is walked once. A larger one is
+    /// written by a second run, which replays the classes the first found.
     fn encode_exact<'s, T: Tree<'s>>(&self, node: T, frame: bool) -> Result<Vec<u8>, EncodeError> {
-        let mut memo = Memo::new();
-        let len = self.plan(node, &mut memo)? + usize::from(frame);
-        let mut out = Vec::with_capacity(len);
+        let mut buf = [MaybeUninit::<u8>::uninit(); SCRATCH_LEN];
+        let mut scratch = Scratch::new(&mut buf);
+        let bound = || strings_bound(node, 0);
+        let mut memo = Memo::new(&bound);
+        self.plan(node, &mut scratch, &mut memo)?;
+        let len = scratch.len();
+        let mut out = Vec::with_capacity(len + usize::from(frame));
         if frame {
             out.push(0);
         }
-        self.write(node, &mut out, &mut memo)?;
-        debug_assert_eq!(out.len(), len, "size plan and writer disagree");
+        match scratch.written() {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => self.write(node, &mut out, &mut memo)?,
+        }
+        debug_assert_eq!(
+            out.len(),
+            len + usize::from(frame),
+            "size plan and writer disagree"
+        );
         Ok(out)
     }
 
     fn append<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let mut memo = Memo::new();
-        let len = self.plan(node, &mut memo)?;
+        let mut buf = [MaybeUninit::<u8>::uninit(); SCRATCH_LEN];
+        let mut scratch = Scratch::new(&mut buf);
+        let bound = || strings_bound(node, 0);
+        let mut memo = Memo::new(&bound);
+        self.plan(node, &mut scratch, &mut memo)?;
+        let len = scratch.len();
         out.reserve_exact(len);
         let start = out.len();
-        self.write(node, out, &mut memo)?;
+        match scratch.written() {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => self.write(node, out, &mut memo)?,
+        }
         debug_assert_eq!(out.len() - start, len, "size plan and writer disagree");
         Ok(())
     }
@@ -193,7 +227,7 @@ impl Encoder {
         &self,
         node: T,
         out: &mut Vec<u8>,
-        memo: &mut Memo,
+        memo: &mut Memo<'_>,
     ) -> Result<(), EncodeError> {
         Walk {
             tokens: self.dictionary.token_index(),
@@ -344,8 +378,14 @@ pub(crate) trait Sink {
     fn byte(&mut self, b: u8);
     fn slice(&mut self, s: &[u8]);
     fn packed(&mut self, packing: Packing, text: &str);
+    /// True once the plan knows a second run will write: from then on the
+    /// [`Memo`] keeps every class, even past its stack codes.
+    fn needs_writer(&self) -> bool {
+        false
+    }
 }
 
+/// The size plan of [`Encoder::encoded_len`]: bytes counted, none written.
 struct Count(usize);
 
 impl Sink for Count {
@@ -360,7 +400,102 @@ impl Sink for Count {
     }
     #[inline]
     fn packed(&mut self, _: Packing, text: &str) {
-        self.0 += 1 + text.len().div_ceil(2);
+        self.0 += packed::packed_len(text);
+    }
+}
+
+/// Bytes of the stack buffer the first run writes into: a page, which
+/// holds most stanzas (a message to a few dozen devices, a receipt, an
+/// IQ) whole.
+const SCRATCH_LEN: usize = 4096;
+
+/// The first run's sink: counts every byte and writes those that fit in
+/// the scratch buffer.
+///
+/// The buffer is not zeroed (for a small stanza that cost more
+/// instructions than the encode, about 3,600 of them); `filled` counts
+/// the leading bytes written, so only those are ever read. Writes stop at
+/// the first one that does not fit, so the encoding is all there exactly
+/// when `filled == len`.
+struct Scratch<'b> {
+    buf: &'b mut [MaybeUninit<u8>; SCRATCH_LEN],
+    /// Leading bytes of `buf` written.
+    filled: usize,
+    /// Bytes of the encoding so far, written or not.
+    len: usize,
+}
+
+impl<'b> Scratch<'b> {
+    fn new(buf: &'b mut [MaybeUninit<u8>; SCRATCH_LEN]) -> Self {
+        Self {
+            buf,
+            filled: 0,
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The whole encoding, if it fit.
+    fn written(&self) -> Option<&[u8]> {
+        if self.filled != self.len {
+            return None;
+        }
+        let filled = self.buf.get(..self.filled)?;
+        // SAFETY: `filled` only grows by one for each byte written into
+        // `buf` in order from the start (see the `Sink` methods), so the
+        // bytes `..filled` are initialized; `MaybeUninit<u8>` has the
+        // layout of `u8`.
+        Some(unsafe { std::slice::from_raw_parts(filled.as_ptr().cast::<u8>(), filled.len()) })
+    }
+
+    /// The unwritten tail of the buffer, if the encoding so far is all
+    /// written and `n` more bytes fit.
+    #[inline]
+    fn room(&mut self, n: usize) -> Option<&mut [MaybeUninit<u8>]> {
+        if self.filled != self.len {
+            return None;
+        }
+        self.buf.get_mut(self.filled..self.filled + n)
+    }
+}
+
+impl Sink for Scratch<'_> {
+    const WRITES: bool = false;
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        if let Some([slot]) = self.room(1) {
+            slot.write(b);
+            self.filled += 1;
+        }
+        self.len += 1;
+    }
+    #[inline]
+    fn slice(&mut self, s: &[u8]) {
+        if let Some(dst) = self.room(s.len()) {
+            dst.write_copy_of_slice(s);
+            self.filled += s.len();
+        }
+        self.len += s.len();
+    }
+    #[inline]
+    fn packed(&mut self, packing: Packing, text: &str) {
+        let n = packed::packed_len(text);
+        if let Some(dst) = self.room(n) {
+            let mut written = 0;
+            for (slot, byte) in dst.iter_mut().zip(packed::packed_bytes(packing, text)) {
+                slot.write(byte);
+                written += 1;
+            }
+            self.filled += written;
+        }
+        self.len += n;
+    }
+    #[inline]
+    fn needs_writer(&self) -> bool {
+        self.filled != self.len
     }
 }
 
@@ -464,20 +599,33 @@ enum Class<'t> {
     Raw,
 }
 
-/// Strings whose class the size plan remembers for the writer.
-const MEMO_LEN: usize = 256;
+/// Strings whose class the size plan keeps on the stack.
+const MEMO_INLINE: usize = 256;
 
-/// The class of each of the first [`MEMO_LEN`] strings, in traversal
-/// order, as the size plan found it, so the writer does not classify each
-/// string again (the token lookup and the packing scan were about a third
-/// of an encode's instructions). Strings past the memo's end are
-/// classified twice, as before. It lives on the stack: no allocation.
-struct Memo {
-    codes: [u16; MEMO_LEN],
-    /// Codes recorded by the plan.
-    len: usize,
-    /// Next code the writer reads.
+/// The class of each string, in traversal order, as the size plan found
+/// it, so the writer does not classify a string again (the token lookup
+/// and the packing scan are most of a string's cost).
+///
+/// The first [`MEMO_INLINE`] codes live on the stack. Past them, codes are
+/// kept only once the plan knows a writer will run (the encoding outgrew
+/// the scratch buffer, [`Sink::needs_writer`]); they go into one heap
+/// allocation sized by [`strings_bound`] of the whole tree. Strings
+/// between the two (at most one per byte of the scratch buffer) are
+/// classified again by the writer. [`Encoder::encoded_len`] has no writer
+/// to serve: its plan keeps only the stack codes and never allocates.
+struct Memo<'b> {
+    codes: [u16; MEMO_INLINE],
+    /// Codes of strings `spill_from..`, once needed.
+    spill: Vec<u16>,
+    /// Index of the string whose code is `spill[0]`.
+    spill_from: usize,
+    /// Strings the plan has seen.
+    seen: usize,
+    /// Index of the string the writer reads next.
     next: usize,
+    /// An upper bound of the tree's strings, asked at most once, to size
+    /// `spill`; `None` when the plan must not allocate.
+    bound: Option<&'b dyn Fn() -> usize>,
 }
 
 /// [`Memo`] codes below the token ranges.
@@ -492,55 +640,114 @@ const CODE_SINGLE: u16 = 0x100;
 /// `CODE_DOUBLE + dictionary * 256 + index` for a two-byte token.
 const CODE_DOUBLE: u16 = 0x200;
 
-impl Memo {
-    fn new() -> Self {
+/// The token a [`Memo`] code at or past [`CODE_SINGLE`] stands for.
+#[inline]
+fn token_of_code(code: u16) -> Token {
+    if code >= CODE_DOUBLE {
+        Token::Double(((code - CODE_DOUBLE) >> 8) as u8, code as u8)
+    } else {
+        Token::Single(code as u8)
+    }
+}
+
+impl<'b> Memo<'b> {
+    /// A memo for a plan a writer may follow; `bound` sizes the spill.
+    fn new(bound: &'b dyn Fn() -> usize) -> Self {
         Self {
-            codes: [0; MEMO_LEN],
-            len: 0,
+            bound: Some(bound),
+            ..Self::stack_only()
+        }
+    }
+
+    /// A memo that never allocates: strings past the stack's codes are not
+    /// remembered.
+    fn stack_only() -> Self {
+        Self {
+            codes: [0; MEMO_INLINE],
+            spill: Vec::new(),
+            spill_from: 0,
+            seen: 0,
             next: 0,
+            bound: None,
         }
     }
 
-    /// The plan's side: remember `class`, if there is room.
+    /// The plan's side: remember `class` (past the stack codes only when
+    /// `keep` says a writer will run).
     #[inline]
-    fn record(&mut self, class: &Class<'_>) {
-        if let Some(slot) = self.codes.get_mut(self.len) {
-            *slot = match class {
-                Class::Empty => CODE_EMPTY,
-                Class::Raw => CODE_RAW,
-                Class::Packed(Packing::Nibble) => CODE_NIBBLE,
-                Class::Packed(Packing::Hex) => CODE_HEX,
-                Class::Jid(..) => CODE_JID,
-                Class::Token(Token::Single(b)) => CODE_SINGLE + u16::from(*b),
-                Class::Token(Token::Double(d, i)) => {
-                    CODE_DOUBLE + (u16::from(*d) << 8) + u16::from(*i)
-                }
-            };
-            self.len += 1;
+    fn record(&mut self, class: &Class<'_>, keep: bool) {
+        let code = match class {
+            Class::Empty => CODE_EMPTY,
+            Class::Raw => CODE_RAW,
+            Class::Packed(Packing::Nibble) => CODE_NIBBLE,
+            Class::Packed(Packing::Hex) => CODE_HEX,
+            Class::Jid(..) => CODE_JID,
+            Class::Token(Token::Single(b)) => CODE_SINGLE + u16::from(*b),
+            Class::Token(Token::Double(d, i)) => CODE_DOUBLE + (u16::from(*d) << 8) + u16::from(*i),
+        };
+        let index = self.seen;
+        self.seen += 1;
+        if let Some(slot) = self.codes.get_mut(index) {
+            *slot = code;
+        } else if keep && (self.spill.capacity() > 0 || self.start_spill(index)) {
+            self.spill.push(code);
         }
     }
 
-    /// The writer's side: the next remembered code, if the plan had room
-    /// for it.
+    /// Size the spill for the strings from `index` on; false when this
+    /// memo must not allocate.
+    #[cold]
+    #[inline(never)]
+    fn start_spill(&mut self, index: usize) -> bool {
+        let Some(bound) = self.bound.take() else {
+            return false;
+        };
+        self.spill_from = index;
+        // At least one slot, so a wrong bound costs growth, not codes.
+        self.spill
+            .reserve_exact(bound().saturating_sub(index).max(1));
+        true
+    }
+
+    /// The writer's side: the next string's code, if the plan kept it.
     #[inline]
     fn take(&mut self) -> Option<u16> {
-        if self.next >= self.len {
-            return None;
-        }
-        let code = *self.codes.get(self.next)?;
+        let index = self.next;
         self.next += 1;
-        Some(code)
+        match self.codes.get(index) {
+            Some(&code) if index < self.seen => Some(code),
+            Some(_) => None,
+            None => self.spill.get(index.checked_sub(self.spill_from)?).copied(),
+        }
     }
+}
+
+/// An upper bound of the strings a walk of `node` classifies: a tag, text
+/// content, and per attribute a key and a value, which for a JID may be
+/// two (its user and, for a server without a token, the server's name).
+/// Each attribute is counted at three, so no attribute is looked at. Trees
+/// deeper than the encoder accepts are counted to [`MAX_DEPTH`] only: their
+/// plan fails there anyway.
+fn strings_bound<'s, T: Tree<'s>>(node: T, depth: usize) -> usize {
+    let mut count = 2usize.saturating_add(node.attr_count().saturating_mul(3));
+    if let Body::Nodes(kids) = node.body()
+        && depth < MAX_DEPTH
+    {
+        for kid in kids {
+            count = count.saturating_add(strings_bound(kid, depth + 1));
+        }
+    }
+    count
 }
 
 /// One run of the traversal, writing into (or counting for) `out`.
-struct Walk<'d, 'o, 'm, S: Sink> {
+struct Walk<'d, 'o, 'm, 'b, S: Sink> {
     tokens: &'d TokenIndex,
     out: &'o mut S,
-    memo: &'m mut Memo,
+    memo: &'m mut Memo<'b>,
 }
 
-impl<S: Sink> Walk<'_, '_, '_, S> {
+impl<S: Sink> Walk<'_, '_, '_, '_, S> {
     fn node<'s, T: Tree<'s>>(&mut self, node: T, depth: usize) -> Result<(), EncodeError> {
         if depth >= MAX_DEPTH {
             return Err(EncodeError::TooDeep { limit: MAX_DEPTH });
@@ -612,14 +819,17 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
     /// WhatsApp's classification order: empty, too long to be anything but
     /// raw, token, nibble-packable, hex-packable, JID, raw.
     #[inline(always)]
-    fn classify<'t>(&self, text: &'t str, slot: Slot) -> Class<'t> {
+    ///
+    /// `looked_up` says the caller already found `text` is no token (no
+    /// token is empty or longer than [`PACKED_MAX`], so the order holds).
+    fn classify<'t>(&self, text: &'t str, slot: Slot, looked_up: bool) -> Class<'t> {
         if text.is_empty() {
             return Class::Empty;
         }
         if text.len() > PACKED_MAX {
             return Class::Raw;
         }
-        if let Some(token) = self.tokens.lookup(text) {
+        if !looked_up && let Some(token) = self.tokens.lookup(text) {
             return Class::Token(token);
         }
         if let Some(packing) = packed::packing_of(text) {
@@ -660,22 +870,49 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
     }
 
     /// Write `text` as its class says: the class the size plan remembered
-    /// when the writer runs, else found (and remembered) here.
+    /// when the writer runs, else found (and remembered) here. Tokens, most
+    /// strings of a stanza, take the inlined path.
+    #[inline(always)]
     fn string(&mut self, text: &str, slot: Slot) -> Result<(), EncodeError> {
-        if S::WRITES
-            && let Some(code) = self.memo.take()
-        {
-            return self.remembered(code, text, slot);
+        if S::WRITES {
+            match self.memo.take() {
+                Some(code) if code >= CODE_SINGLE => {
+                    self.token(token_of_code(code));
+                    Ok(())
+                }
+                Some(code) => self.remembered(code, text, slot),
+                None => self.classify_and_write(text, slot, false),
+            }
+        } else {
+            match self.tokens.lookup(text) {
+                Some(token) => {
+                    self.memo
+                        .record(&Class::Token(token), self.out.needs_writer());
+                    self.token(token);
+                    Ok(())
+                }
+                None => self.classify_and_write(text, slot, true),
+            }
         }
-        let class = self.classify(text, slot);
+    }
+
+    /// [`string`](Self::string) for any class.
+    #[inline(never)]
+    fn classify_and_write(
+        &mut self,
+        text: &str,
+        slot: Slot,
+        looked_up: bool,
+    ) -> Result<(), EncodeError> {
+        let class = self.classify(text, slot, looked_up);
         if !S::WRITES {
-            self.memo.record(&class);
+            self.memo.record(&class, self.out.needs_writer());
         }
         self.write_class(text, class)
     }
 
     /// [`string`](Self::string) for a class the plan remembered as `code`.
-    #[inline]
+    #[inline(never)]
     fn remembered(&mut self, code: u16, text: &str, slot: Slot) -> Result<(), EncodeError> {
         match code {
             CODE_EMPTY => self.write_class(text, Class::Empty),
@@ -685,16 +922,12 @@ impl<S: Sink> Walk<'_, '_, '_, S> {
             CODE_JID => match text_jid(text) {
                 Some((jid, form)) => self.jid(&jid, form),
                 None => {
-                    let class = self.classify(text, slot);
+                    let class = self.classify(text, slot, false);
                     self.write_class(text, class)
                 }
             },
-            code if code >= CODE_DOUBLE => {
-                self.token(Token::Double(((code - CODE_DOUBLE) >> 8) as u8, code as u8));
-                Ok(())
-            }
             code => {
-                self.token(Token::Single(code as u8));
+                self.token(token_of_code(code));
                 Ok(())
             }
         }
@@ -826,6 +1059,52 @@ mod tests {
         encode(node).unwrap()
     }
 
+    /// The first run's scratch against the writer alone (a memo with no
+    /// codes, so the writer classifies every string itself): a stanza
+    /// with every kind of string, packed ones included, fits and comes
+    /// out the same; one past the buffer is not taken from it.
+    #[test]
+    fn the_scratch_holds_what_the_writer_writes() {
+        let every_kind = OwnedNode::new("message")
+            .attr("id", "3EB0A1B2C3D4E5F6")
+            .attr("t", "1717000000")
+            .attr("to", "5511999990000@s.whatsapp.net")
+            .attr("notify", "Zoë")
+            .attr("edit", "")
+            .jid_attr(
+                "participant",
+                Jid::new("5511999990000", Server::Pn).with_device(3),
+            )
+            .children([
+                OwnedNode::new("enc").attr("v", "2").bytes(vec![0xAB; 300]),
+                OwnedNode::new("body").text("hello"),
+            ]);
+        let big = OwnedNode::new("iq").children([
+            every_kind.clone(),
+            OwnedNode::new("enc").bytes(vec![0; SCRATCH_LEN]),
+        ]);
+        let encoder = Encoder::new();
+        for (node, fits) in [(&every_kind, true), (&big, false)] {
+            let mut buf = [MaybeUninit::<u8>::uninit(); SCRATCH_LEN];
+            let mut scratch = Scratch::new(&mut buf);
+            let bound = || strings_bound(node, 0);
+            encoder
+                .plan(node, &mut scratch, &mut Memo::new(&bound))
+                .unwrap();
+            let mut alone = Vec::new();
+            encoder
+                .write(node, &mut alone, &mut Memo::stack_only())
+                .unwrap();
+            assert_eq!(scratch.len(), alone.len());
+            match scratch.written() {
+                Some(bytes) => assert_eq!(bytes, &alone[..]),
+                None => assert!(!fits, "a {}-byte encoding fits", alone.len()),
+            }
+            assert_eq!(scratch.written().is_some(), fits);
+            assert_eq!(enc(node), alone);
+        }
+    }
+
     #[test]
     fn tokens_and_empty_attribute_value() {
         let node = OwnedNode::new("iq").attr("type", "get").attr("id", "");
@@ -860,7 +1139,7 @@ mod tests {
     fn strings_past_what_the_plan_remembers_are_classified_again() {
         // 1 + 150 * 5 strings: far more than the memo holds, so the writer
         // replays the first classes and classifies the rest itself.
-        const { assert!(1 + 150 * 5 > MEMO_LEN) };
+        const { assert!(1 + 150 * 5 > MEMO_INLINE) };
         let id = |i: u32| (900_000 + i).to_string();
         let kids: Vec<OwnedNode> = (0..150)
             .map(|i| OwnedNode::new("item").attr("id", id(i)).attr("type", "get"))

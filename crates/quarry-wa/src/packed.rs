@@ -257,18 +257,38 @@ fn nibble_of(packing: Packing, c: u8) -> u8 {
     }
 }
 
-/// Write `text` (already classified by [`packing_of`]) packed: the header
-/// byte then `ceil(len / 2)` bytes, odd lengths padded with nibble 15.
-pub(crate) fn pack_into(packing: Packing, text: &str, out: &mut Vec<u8>) {
+/// Bytes `text` takes packed, after the string's type byte: a length byte,
+/// then two characters per byte.
+#[inline]
+pub(crate) fn packed_len(text: &str) -> usize {
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "len / 2 rounded up is at most usize::MAX / 2 + 1"
+    )]
+    {
+        1 + text.len().div_ceil(2)
+    }
+}
+
+/// The bytes of `text` (already classified by [`packing_of`]) packed: the
+/// length byte then `ceil(len / 2)` bytes, odd lengths padded with nibble
+/// 15. [`packed_len`] of them.
+#[inline]
+pub(crate) fn packed_bytes(packing: Packing, text: &str) -> impl Iterator<Item = u8> {
     let bytes = text.as_bytes();
     let odd = bytes.len() % 2 == 1;
-    out.push(bytes.len().div_ceil(2) as u8 | if odd { 0x80 } else { 0 });
-    for pair in bytes.chunks(2) {
+    let head = bytes.len().div_ceil(2) as u8 | if odd { 0x80 } else { 0 };
+    std::iter::once(head).chain(bytes.chunks(2).map(move |pair| {
         // chunks(2) yields one or two bytes.
         let hi = pair.first().map_or(15, |&c| nibble_of(packing, c));
         let lo = pair.get(1).map_or(15, |&c| nibble_of(packing, c));
-        out.push(hi << 4 | lo);
-    }
+        hi << 4 | lo
+    }))
+}
+
+/// Append `text` packed (see [`packed_bytes`]).
+pub(crate) fn pack_into(packing: Packing, text: &str, out: &mut Vec<u8>) {
+    out.extend(packed_bytes(packing, text));
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The reverse token table (text -> wire code): open addressing with a
 //! cheap hash.
 //!
-//! The encoder looks every string up twice (once by the size plan, once by
-//! the writer), so this is its hottest path. SipHash through a `HashMap`
-//! was about half of the encoder's instructions (callgrind, fanout); this
-//! table hashes the length and the first and last eight bytes instead, and
-//! compares those same words before it compares any bytes.
+//! The encoder looks every string up once, so this is its hottest path.
+//! SipHash through a `HashMap` was about half of the encoder's instructions
+//! (callgrind, fanout); this table hashes the length and the first and last
+//! eight bytes instead, and compares those same words before it compares
+//! any bytes.
 
 use crate::dictionary::Token;
 use crate::jid::Server;
@@ -20,18 +20,39 @@ const SLOTS: usize = 4096;
 const WORDS_COVER: usize = 16;
 
 pub(crate) struct TokenIndex {
-    entries: Vec<Entry>,
-    /// 0 = empty, else an index into `entries` plus one.
-    slots: Box<[u16; SLOTS]>,
+    /// Open addressing, linear probing; a slot of length 0 is empty.
+    slots: Box<[Slot; SLOTS]>,
+    /// The dictionary's tables, for the byte compare of long tokens.
+    single: &'static [&'static str; 236],
+    double: &'static [[&'static str; 256]; 4],
     /// The token of each JID server's name, by [`Server`] declaration
     /// order: a JID's server is written without a lookup.
     servers: [Option<Token>; Server::ALL.len()],
 }
 
-struct Entry {
-    words: Words,
-    text: &'static str,
+/// A token's [`Words`] and code, together: a hit reads one slot and
+/// nothing else (a side table of entries cost a second load and a bounds
+/// check per probe).
+#[derive(Clone, Copy)]
+struct Slot {
+    head: u64,
+    tail: u64,
+    len: u32,
     token: Token,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        head: 0,
+        tail: 0,
+        len: 0,
+        token: Token::Single(0),
+    };
+
+    #[inline]
+    fn holds(&self, words: &Words) -> bool {
+        self.head == words.head && self.tail == words.tail && self.len as usize == words.len
+    }
 }
 
 /// A string's length and two words that together hold every byte of a
@@ -96,10 +117,14 @@ impl TokenIndex {
     /// The index of `single` (index 0 unused) and `double`. A token that
     /// appears twice keeps its first code, single-byte codes first (they
     /// are shorter); empty strings are never tokens.
-    pub(crate) fn build(single: &[&'static str; 236], double: &[[&'static str; 256]; 4]) -> Self {
+    pub(crate) fn build(
+        single: &'static [&'static str; 236],
+        double: &'static [[&'static str; 256]; 4],
+    ) -> Self {
         let mut index = TokenIndex {
-            entries: Vec::with_capacity(236 + 4 * 256),
-            slots: Box::new([0; SLOTS]),
+            slots: Box::new([Slot::EMPTY; SLOTS]),
+            single,
+            double,
             servers: [None; Server::ALL.len()],
         };
         let singles = (1..=235u8).map(|i| (single[usize::from(i)], Token::Single(i)));
@@ -123,29 +148,69 @@ impl TokenIndex {
 
     fn insert(&mut self, text: &'static str, token: Token) {
         let words = Words::of(text.as_bytes());
-        self.entries.push(Entry { words, text, token });
-        let entry = u16::try_from(self.entries.len()).unwrap_or(u16::MAX);
         let mut i = words.hash() & (SLOTS - 1);
-        while self.slots[i] != 0 {
+        while self.slots[i].len != 0 {
             i = (i + 1) & (SLOTS - 1);
         }
-        self.slots[i] = entry;
+        self.slots[i] = Slot {
+            head: words.head,
+            tail: words.tail,
+            len: words.len as u32,
+            token,
+        };
+    }
+
+    /// The text of `token` in the dictionary this index was built from.
+    fn text_of(&self, token: Token) -> &'static str {
+        match token {
+            Token::Single(i) => self.single[usize::from(i)],
+            Token::Double(d, i) => self.double[usize::from(d)][usize::from(i)],
+        }
     }
 
     /// The code of `text`, if it is a token.
     #[inline]
     pub(crate) fn lookup(&self, text: &str) -> Option<Token> {
         let b = text.as_bytes();
-        if b.is_empty() || b.len() > MAX_TOKEN_LEN {
+        if b.is_empty() {
+            return None;
+        }
+        if b.len() > WORDS_COVER {
+            return self.lookup_long(b);
+        }
+        let words = Words::of(b);
+        let mut i = words.hash() & (SLOTS - 1);
+        loop {
+            let slot = &self.slots[i];
+            if slot.holds(&words) {
+                return Some(slot.token);
+            }
+            if slot.len == 0 {
+                return None;
+            }
+            i = (i + 1) & (SLOTS - 1);
+        }
+    }
+
+    /// [`lookup`](Self::lookup) of a text longer than its words cover,
+    /// which a hit must also compare byte for byte. Out of line: the
+    /// `memcmp` call kept inline made every lookup save and restore six
+    /// registers, and stanzas rarely hold such long tokens.
+    #[cold]
+    #[inline(never)]
+    fn lookup_long(&self, b: &[u8]) -> Option<Token> {
+        if b.len() > MAX_TOKEN_LEN {
             return None;
         }
         let words = Words::of(b);
         let mut i = words.hash() & (SLOTS - 1);
         loop {
-            let slot = usize::from(self.slots[i]);
-            let entry = self.entries.get(slot.checked_sub(1)?)?;
-            if entry.words == words && (b.len() <= WORDS_COVER || entry.text.as_bytes() == b) {
-                return Some(entry.token);
+            let slot = &self.slots[i];
+            if slot.holds(&words) && self.text_of(slot.token).as_bytes() == b {
+                return Some(slot.token);
+            }
+            if slot.len == 0 {
+                return None;
             }
             i = (i + 1) & (SLOTS - 1);
         }

@@ -440,6 +440,56 @@ proptest! {
     }
 }
 
+/// A root whose encoding outgrows the encoder's first-run scratch (4 KiB):
+/// `lead` childless `ping` nodes (one string each, so more than 256 put
+/// the memo's spill to work), then a payload of `pad` bytes, then the
+/// generated trees. `pad` moves the point where the scratch runs out
+/// across the generated strings of every kind.
+fn past_scratch(lead: usize, pad: usize, kids: Vec<GenNode>) -> GenNode {
+    let token = |text: &str| Text {
+        text: text.to_owned(),
+        jid: None,
+    };
+    let leaf = |tag: &str, content| GenNode {
+        tag: token(tag),
+        attrs: Vec::new(),
+        content,
+    };
+    let mut children: Vec<GenNode> = (0..lead).map(|_| leaf("ping", GenContent::None)).collect();
+    children.push(leaf("enc", GenContent::Bytes(vec![0xA5; pad])));
+    children.extend(kids);
+    GenNode {
+        tag: token("iq"),
+        attrs: Vec::new(),
+        content: GenContent::Nodes(children),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// (a), (b) and (c) for encodings longer than the first run's scratch,
+    /// which the encoder writes in a second run.
+    #[test]
+    fn encodings_past_the_scratch_buffer(
+        lead in prop_oneof![Just(0usize), 200usize..700],
+        pad in 3_600usize..4_200,
+        kids in proptest::collection::vec(tree(false), 1..4),
+        peer_kids in proptest::collection::vec(tree(true), 1..4),
+    ) {
+        let g = past_scratch(lead, pad, kids);
+        check_both_decoders(&build(&g), &expect(&g))?;
+
+        let g = past_scratch(lead, pad, peer_kids);
+        let framed = peer::marshal::marshal(&to_peer(&g)).unwrap();
+        prop_assert_eq!(&quarry_wa::encode(&build(&g)).unwrap(), &framed[1..]);
+        let arena = Arena::new();
+        let view = quarry_wa::decode_frame(&arena, &framed)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&quarry_wa::encode_view_frame(view).unwrap(), &framed);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Sizes too large for the generators, and shapes worth naming.
 
