@@ -394,7 +394,7 @@ fn render_wa(m: &Measured) -> Result<String, String> {
         w,
         "\n### Encode\n\n\
          One encode of the same tree plus drop of the output, flags byte included on both sides: \
-         **quarry** `quarry_wa::encode_frame(&OwnedNode)` (one walk into a 4 KiB stack scratch, copied into one exact-size allocation; a larger encoding is written by a second walk) \
+         **quarry** `quarry_wa::encode_frame(&OwnedNode)` (one walk into a 4 KiB stack scratch, then one allocation of the exact size; a longer encoding continues in one heap reservation of an upper bound, shrunk in place) \
          against the peer's `marshal` (one pass, growing a 1 KiB buffer) and `marshal_exact` \
          (size plan, then one buffer); **view**: re-encode of a decoded tree, \
          `quarry_wa::encode_view_frame(Node)` against the peer's `marshal_ref(&NodeRef)`. \
