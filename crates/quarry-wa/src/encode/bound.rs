@@ -8,12 +8,19 @@ use crate::node::Value;
 use super::MAX_DEPTH;
 use super::tree::{Body, Tree};
 
-/// The most a string's class adds over its raw form: a JID written as one
-/// (a `newsletter` JID pair spends 12 bytes on its server's name, 2 more
-/// than the text's `@newsletter`) or an interop one, with its device and
-/// integrator fields. Tokens, packed strings and the empty string take no
-/// more than raw.
-const CLASS_SLACK: usize = 16;
+/// The most a string's class adds over its raw form. Tokens, packed
+/// strings and the empty string take no more than raw. A text that is a
+/// JID's rendering, written as that JID: a pair is its type byte, the user
+/// (at most raw) and the server, a token of at most 2 bytes where the text
+/// spends at least 3 on `@` and the name, except `newsletter`, which is no
+/// token (12 bytes raw against the text's 11 for `@newsletter`): 2 more.
+/// The device forms spend at most 7 bytes besides user and server, where
+/// the text spends at least 3 on `:`, a digit and `@` and 3 on the name.
+pub(super) const CLASS_SLACK: usize = 2;
+
+/// A structured JID's bytes besides its user and server: the type byte, a
+/// 2-byte device and a 4-byte integrator (interop, the widest form).
+const JID_FIELDS: usize = 7;
 
 /// Bytes `bytes` take raw: the BINARY_8, BINARY_20 or BINARY_32 header
 /// and the bytes.
@@ -30,12 +37,12 @@ fn string_bound(text: &str) -> usize {
     raw_len(text.len()).saturating_add(CLASS_SLACK)
 }
 
-/// Every wire form of a JID: its header and fields, the user however it
-/// is held, and the server as a raw string.
+/// Every wire form of a JID: its fields, the user however it is held
+/// (packed from the wire or text), and the server as a raw string.
 fn jid_bound(jid: &Jid<'_>) -> usize {
     raw_len(jid.user().len())
         .saturating_add(raw_len(jid.server().as_str().len()))
-        .saturating_add(CLASS_SLACK)
+        .saturating_add(JID_FIELDS)
 }
 
 /// At least the bytes the encoder writes for `node`: a LIST_16 header per

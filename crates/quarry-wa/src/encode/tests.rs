@@ -1,10 +1,11 @@
 //! Hand-computed vectors from the format spec; token codes come from
 //! the dictionary, never from the encoder.
 
+use super::bound::CLASS_SLACK;
 use super::*;
 use crate::dictionary::Token;
 use crate::jid::{Jid, Server};
-use crate::owned::{OwnedContent, OwnedJid, OwnedNode};
+use crate::owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 use crate::wire::*;
 
 fn t(text: &str) -> Vec<u8> {
@@ -330,4 +331,52 @@ fn errors() {
         unreachable!()
     };
     assert!(encode(&kids[0]).is_ok());
+}
+
+/// `bytes_bound` against the encoded length where a string's class writes
+/// more than its raw form: texts of `newsletter` JIDs (a JID pair whose
+/// server is no token) and structured JIDs of every form, with raw keys,
+/// so nothing else in the bound is loose enough to hide a missing byte.
+#[test]
+fn the_byte_bound_covers_strings_written_longer_than_raw() {
+    let key = |i: usize| format!("k{i:03}x");
+    let texts = OwnedNode::new("zz").children([OwnedNode {
+        attrs: (0..500)
+            .map(|i| (key(i), OwnedValue::Str(format!("{i}@newsletter"))))
+            .collect(),
+        ..OwnedNode::new("zz")
+    }]);
+    let jids = [
+        Jid::new("120363", Server::Newsletter),
+        Jid::new("5511999990000", Server::Pn).with_device(7),
+        Jid::new("5511999990000", Server::Interop)
+            .with_device(3)
+            .with_integrator(9),
+        Jid::new("100000123", Server::Messenger).with_device(2),
+        Jid::new("", Server::Pn),
+    ];
+    let structured = OwnedNode::new("zz").children([OwnedNode {
+        attrs: (0..500)
+            .map(|i| {
+                (
+                    key(i),
+                    OwnedValue::Jid(OwnedJid::from(jids[i % jids.len()])),
+                )
+            })
+            .collect(),
+        ..OwnedNode::new("zz")
+    }]);
+    for node in [&texts, &structured] {
+        let len = Encoder::new().encoded_len(node).unwrap();
+        let bound = bytes_bound(node, 0);
+        assert!(bound >= len, "bound {bound} < encoded {len}");
+        assert_eq!(enc(node).len(), len);
+    }
+    // The texts are the tight case: the bound is their raw length plus
+    // the slack of each of the 1,002 strings and a few header bytes.
+    let len = Encoder::new().encoded_len(&texts).unwrap();
+    assert!(
+        bytes_bound(&texts, 0) - len <= 1_002 * CLASS_SLACK + 16,
+        "{len}"
+    );
 }
