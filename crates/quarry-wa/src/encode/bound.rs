@@ -10,12 +10,14 @@ use super::tree::{Body, Tree};
 
 /// The most a string's class adds over its raw form. Tokens, packed
 /// strings and the empty string take no more than raw. A text that is a
-/// JID's rendering, written as that JID: a pair is its type byte, the user
-/// (at most raw) and the server, a token of at most 2 bytes where the text
-/// spends at least 3 on `@` and the name, except `newsletter`, which is no
-/// token (12 bytes raw against the text's 11 for `@newsletter`): 2 more.
-/// The device forms spend at most 7 bytes besides user and server, where
-/// the text spends at least 3 on `:`, a digit and `@` and 3 on the name.
+/// JID's rendering is written as that JID, its user at most raw:
+/// * a pair spends its type byte and a server token of at most 2 bytes
+///   where the text spends at least 4 on `@` and the name, except
+///   `newsletter`, which is no token: 1 + 12 raw against the text's 11
+///   for `@newsletter`, 2 more;
+/// * the device forms spend fewer than their text besides the user:
+///   AD_JID 3 (the text at least 6, `:1@lid`), INTEROP_JID at most 9
+///   (10, `:1@interop`), FB_JID at most 5 (7, `:1@msgr`).
 pub(super) const CLASS_SLACK: usize = 2;
 
 /// A structured JID's bytes besides its user and server: the type byte, a
