@@ -43,7 +43,7 @@ impl<'a> Event<'a> {
         let tags = self.tags();
         let ntags = tags.len();
         let nelems = tags.element_count();
-        let text_len: usize = tags.iter().flat_map(|t| t.iter()).map(str::len).sum();
+        let text_len = tags.text_len();
         let mut text = ArenaString::with_capacity_in(text_len, bump);
         let mut idx = ArenaVec::with_capacity_in(ntags + nelems, bump);
         let mut count = 0usize;
@@ -79,7 +79,7 @@ impl<'a> Event<'a> {
     /// this event (before alignment padding).
     pub fn compacted_size(self) -> usize {
         let tags = self.tags();
-        let text_len: usize = tags.iter().flat_map(|t| t.iter()).map(str::len).sum();
+        let text_len = tags.text_len();
         size_of::<EventRec<'_>>()
             + self.content().len()
             + text_len

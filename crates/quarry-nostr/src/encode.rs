@@ -65,6 +65,11 @@ impl<'a> Event<'a> {
     /// (`id`, `pubkey`, `created_at`, `kind`, `tags`, `content`, `sig`),
     /// hex in lower case, strings escaped as JSON.stringify does.
     ///
+    /// It reserves room once, for the fixed members and the text plus a
+    /// sixteenth for escapes: into an empty buffer that is one allocation
+    /// unless the text escapes more than that, and none into a buffer
+    /// reused from a write of an event at least as large.
+    ///
     /// ```
     /// let arena = quarry::Arena::new();
     /// let json = quarry_nostr::doc_event();
@@ -95,11 +100,37 @@ impl<'a> Event<'a> {
         self.put_json(out, Some(extra));
     }
 
+    /// The bytes [`write_json`](Self::write_json) writes, for one
+    /// reservation: exact for the fixed members (the numbers at their widest)
+    /// and for text without escapes, plus a sixteenth of the text for
+    /// escapes. Text that escapes more than that grows the buffer once more.
+    fn json_len_hint(self) -> usize {
+        // The keys, punctuation and hex of `{"id":"…","pubkey":"…",
+        // "created_at":N,"kind":N,"tags":,"content":,"sig":"…"}`, with
+        // created_at at 20 digits and kind at 5.
+        const FIXED: usize = 7 + 64 + 12 + 64 + 15 + 20 + 8 + 5 + 8 + 11 + 8 + 128 + 2;
+        let tags = self.tags();
+        let text = self.content().len() + tags.text_len();
+        // The list's `[]`; per tag its `[]` and a comma before all but
+        // the first; per element its quotes and a comma before all but the
+        // first of its tag (exact when no tag is empty, as none is in a
+        // decoded event); the content's quotes.
+        let (n, e) = (tags.len(), tags.element_count());
+        let list = if n == 0 { 2 } else { 1 + 2 * n + 3 * e };
+        let punctuation = list + 2;
+        FIXED + punctuation + text + text / 16
+    }
+
     fn put_json(self, out: &mut Vec<u8>, extra: Option<EventExtra<'_>>) {
+        out.reserve(self.json_len_hint() + extra.as_ref().map_or(0, |_| EXTRA_HINT));
+        self.put_members(out, extra);
+    }
+
+    /// The object, into a buffer already reserved for it.
+    fn put_members(self, out: &mut Vec<u8>, extra: Option<EventExtra<'_>>) {
         let id: [u8; 64] = hex::encode(self.id());
         let pk: [u8; 64] = hex::encode(self.pubkey());
         let sig: [u8; 128] = hex::encode(self.sig());
-        out.reserve(self.content().len() + 256);
         out.put(b"{\"id\":\"");
         out.put(&id);
         out.put(b"\",\"pubkey\":\"");
@@ -134,9 +165,31 @@ fn put_str_elem(out: &mut Vec<u8>, s: &str) {
     put_string(out, s, ControlChars::Escape);
 }
 
-fn put_event_elem(out: &mut Vec<u8>, event: Event<'_>, extra: &mut Option<EventExtra<'_>>) {
+/// Room reserved for the members an [`EventExtra`] appends: enough for a
+/// few flags such as the CLI's `"id_valid":false`.
+const EXTRA_HINT: usize = 64;
+
+/// `["<label>","<sub_id>",{event}` in one reservation, so a message into
+/// an empty buffer allocates once, as `Event::write_json` does, rather
+/// than once for its start and again for the event.
+fn put_event_message(
+    out: &mut Vec<u8>,
+    label: &[u8],
+    sub_id: Option<&str>,
+    event: Event<'_>,
+    extra: &mut Option<EventExtra<'_>>,
+) {
+    // `,"…"` with a sixteenth for escapes, as for the event's own text.
+    let sub_len = sub_id.map_or(0, |s| 3 + s.len() + s.len() / 16);
+    let extra_len = extra.as_ref().map_or(0, |_| EXTRA_HINT);
+    // The label, the sub id, `,` and the event, then the closing `]`.
+    out.reserve(label.len() + sub_len + 1 + event.json_len_hint() + extra_len + 1);
+    out.put(label);
+    if let Some(s) = sub_id {
+        put_str_elem(out, s);
+    }
     out.put(b",");
-    event.put_json(out, extra.as_mut().map(|f| &mut **f as EventExtra<'_>));
+    event.put_members(out, extra.as_mut().map(|f| &mut **f as EventExtra<'_>));
 }
 
 impl RelayMessage<'_> {
@@ -162,9 +215,7 @@ impl RelayMessage<'_> {
     fn put_json(&self, out: &mut Vec<u8>, mut extra: Option<EventExtra<'_>>) {
         match *self {
             Self::Event { sub_id, event } => {
-                out.put(b"[\"EVENT\"");
-                put_str_elem(out, sub_id);
-                put_event_elem(out, event, &mut extra);
+                put_event_message(out, b"[\"EVENT\"", Some(sub_id), event, &mut extra);
             }
             Self::Ok {
                 event_id,
@@ -257,12 +308,10 @@ impl ClientMessage<'_> {
     fn put_json(&self, out: &mut Vec<u8>, mut extra: Option<EventExtra<'_>>) {
         match *self {
             Self::Event(event) => {
-                out.put(b"[\"EVENT\"");
-                put_event_elem(out, event, &mut extra);
+                put_event_message(out, b"[\"EVENT\"", None, event, &mut extra);
             }
             Self::Auth(event) => {
-                out.put(b"[\"AUTH\"");
-                put_event_elem(out, event, &mut extra);
+                put_event_message(out, b"[\"AUTH\"", None, event, &mut extra);
             }
             Self::Req { sub_id, filters } => {
                 out.put(b"[\"REQ\"");

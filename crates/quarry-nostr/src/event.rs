@@ -271,6 +271,15 @@ impl<'a> Tags<'a> {
         }
     }
 
+    /// Bytes of element text over all tags (unescaped), for sizing a
+    /// writer's reservation.
+    pub(crate) fn text_len(self) -> usize {
+        match self.repr {
+            TagsRepr::Flat { elems, .. } => elems.iter().map(|e| e.len()).sum(),
+            TagsRepr::Packed { text, .. } => text.len(),
+        }
+    }
+
     /// Tag `i`, in wire order.
     #[inline]
     pub fn get(self, i: usize) -> Option<Tag<'a>> {
