@@ -163,3 +163,111 @@ fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
         assert_eq!(out, input, "{levels} levels");
     }
 }
+
+/// `bytes` followed by unknown field 1000 (length-delimited) holding `pad`
+/// bytes: the encoder writes unknown fields after the known ones, so the
+/// padding is what it writes first, back to front.
+fn padded(bytes: &[u8], pad: usize) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out.extend_from_slice(&[0xC2, 0x3E]); // field 1000, wire type 2
+    prost::encoding::encode_varint(pad as u64, &mut out);
+    out.resize(out.len() + pad, b'p');
+    out
+}
+
+/// Encode `input` (canonical) as `table` with the padding set so that the
+/// encoder's first buffer runs out at every byte of the rest in turn, and
+/// past it: the output is the input and one allocation of exactly its
+/// size every time.
+fn sweep_the_scratch_boundary(name: &str, table: MessageRef, input: &[u8]) {
+    // The encoder's stack buffer holds 1,024 bytes (`SCRATCH` in
+    // quarry-proto's encode/mod.rs); the padding's tag and length take 4.
+    let rest = input.len();
+    assert!(rest < 900, "{name}: the rest must leave room for padding");
+    for pad in (1024 - rest - 8)..(1024 + 8) {
+        let bytes = padded(input, pad);
+        let arena = Arena::new();
+        let record = quarry_proto::decode(table, &arena, &bytes).unwrap();
+        let (made, out) =
+            quarry_testkit::count_allocs(|| quarry_proto::encode_to_vec(table, record));
+        assert!(
+            out == bytes,
+            "{name}, {} bytes: output differs",
+            bytes.len()
+        );
+        assert_eq!(made, 1, "{name}, {} bytes: allocations", bytes.len());
+        assert_eq!(out.capacity(), bytes.len(), "{name}, {} bytes", bytes.len());
+        assert_eq!(quarry_proto::encoded_len(table, record), bytes.len());
+    }
+}
+
+#[test]
+fn encodings_around_the_first_buffers_size_come_back_whole_in_one_allocation() {
+    use prost::Message as _;
+    use quarry_proto_tests::{pb, views};
+
+    let inner = |text: &str, n: i32| pb::test3::Inner {
+        text: text.to_string(),
+        n,
+        next: Some(Box::new(pb::test3::Inner {
+            text: "deeper".to_string(),
+            n: -1,
+            next: None,
+        })),
+    };
+    let all3 = pb::test3::All3 {
+        f_double: 1.5,
+        f_int64: -3,
+        f_int32: -70_000,
+        f_string: "héllo".to_string(),
+        f_sint64: -1 << 40,
+        f_inner: Some(inner("in", 300)),
+        o_string: Some(String::new()),
+        r_double: vec![0.25, -2.0],
+        r_int32: vec![1, -1, 1 << 20],
+        r_unpacked: vec![7, 8],
+        r_string: vec!["a".to_string(), String::new(), "ccc".to_string()],
+        r_inner: vec![inner("x", 1), pb::test3::Inner::default()],
+        m_str: [("k".to_string(), "v".to_string())].into(),
+        child: Some(Box::new(pb::test3::All3 {
+            f_bool: true,
+            f_inner: Some(inner("child", 2)),
+            ..Default::default()
+        })),
+        list: vec![
+            pb::test3::All3 {
+                f_uint32: 5,
+                ..Default::default()
+            },
+            pb::test3::All3::default(),
+        ],
+        kind: Some(pb::test3::all3::Kind::KInner(inner("oneof", 9))),
+        ..Default::default()
+    };
+    sweep_the_scratch_boundary("All3", views::All3View::TABLE, &all3.encode_to_vec());
+
+    // Groups (start and end tags around a body), packed and unpacked
+    // repeats, a required field.
+    let all2 = pb::test2::All2 {
+        f_required: 1,
+        f_string: Some("s".to_string()),
+        f_nested: Some(pb::test2::Nested {
+            id: Some(3),
+            name: Some("nested".to_string()),
+            colors: vec![1, 3],
+            ..Default::default()
+        }),
+        fgroup: Some(pb::test2::all2::FGroup {
+            a: Some(5),
+            b: Some("group".to_string()),
+        }),
+        r_int32: vec![1, 2, 300],
+        r_int32_packed: vec![4, 5, 600],
+        rgroup: vec![
+            pb::test2::all2::RGroup { x: Some(1) },
+            pb::test2::all2::RGroup { x: None },
+        ],
+        ..Default::default()
+    };
+    sweep_the_scratch_boundary("All2", views::All2View::TABLE, &all2.encode_to_vec());
+}

@@ -54,6 +54,12 @@ impl<T: Copy, const N: usize> InlineStack<T, N> {
         }
     }
 
+    /// Empty the stack, keeping the spill's buffer.
+    pub(crate) fn clear(&mut self) {
+        self.inline_len = 0;
+        self.spill.clear();
+    }
+
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<T> {
         if let Some(entry) = self.spill.pop() {

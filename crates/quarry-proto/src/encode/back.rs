@@ -31,6 +31,16 @@ fn put(out: &mut [u8], pos: usize, bytes: &[u8]) -> usize {
 /// The varint of `v` put before `pos`; where it starts.
 #[inline]
 pub(super) fn put_varint(out: &mut [u8], pos: usize, mut v: u64) -> usize {
+    // Most tags and lengths take one byte: no length to work out.
+    if v < 0x80 {
+        let Some(start) = pos.checked_sub(1) else {
+            return 0;
+        };
+        if let Some(b) = out.get_mut(start) {
+            *b = v as u8;
+        }
+        return start;
+    }
     let Some(start) = pos.checked_sub(varint_len(v)) else {
         return 0;
     };

@@ -1,14 +1,16 @@
-//! Encoding a decoded record back to bytes: an exact size, then one
-//! allocation of that size. Known fields go out in field-number order with
+//! Encoding a decoded record back to bytes, into one allocation of exactly
+//! the encoded length. Known fields go out in field-number order with
 //! canonical varints and lengths, unknown fields after them as they came,
 //! so canonically encoded input comes back byte for byte.
 //!
-//! Two passes over the record, both led by [`run`]: [`Measure`] adds up
-//! the length ([`size`]), [`Write`] fills the output from its end towards
-//! its start ([`back`]). Neither recurses: the message a pass is in stays
-//! in local variables and its ancestors go on an explicit
-//! [`Stack`], so a record nested as deep as the decoder's
-//! `max_depth` allowed encodes on any thread's stack.
+//! Passes over the record are led by [`run`]: [`Measure`] adds up the
+//! length ([`size`]), [`Write`] fills an output from its end towards its
+//! start ([`back`]). A record that fits [`SCRATCH`] bytes takes one write
+//! pass into a stack buffer and a copy out; a larger one is measured and
+//! then written into its output. No pass recurses: the message a pass is
+//! in stays in local variables and its ancestors go on an explicit
+//! [`Stack`], so a record nested as deep as the decoder's `max_depth`
+//! allowed encodes on any thread's stack.
 //!
 //! The passes do not use the text printer's [`walk`](crate::walk), whose
 //! steps come one at a time through an enum: built on it, the encoder took
@@ -50,9 +52,11 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// passes' stack).
 ///
 /// The bytes are written back to front, so a nested message's length is
-/// known, from where its body ended, when its prefix is written: every
-/// length is computed once, and nothing recurses however deep the record
-/// nests.
+/// known, from where its body ended, when its prefix is written, and
+/// nothing recurses however deep the record nests. An encoding of up to
+/// 1,023 bytes is written once, into a stack buffer, and copied into the
+/// output; a larger one is measured first and written into the output
+/// directly, after about 1 KiB of writing that is thrown away.
 ///
 /// ```
 /// # use quarry_proto::*;
@@ -67,6 +71,21 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// ```
 pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
     let mut stack = Stack::new();
+    // Most records fit: one write pass into the scratch, then a copy into
+    // an output of exactly the bytes written.
+    let mut scratch = [0u8; SCRATCH];
+    let mut write = Write {
+        out: &mut scratch,
+        pos: SCRATCH,
+    };
+    run(&mut write, message, record, &mut stack);
+    let pos = write.pos;
+    if pos > 0 {
+        return scratch.get(pos..).unwrap_or_default().to_vec();
+    }
+    // It did not fit (or filled the scratch exactly): measure, then write
+    // again into an output of that size.
+    stack.clear();
     let mut measure = Measure { len: 0 };
     run(&mut measure, message, record, &mut stack);
     let len = measure.len;
@@ -87,6 +106,15 @@ pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
     debug_assert_eq!(write.pos, 0, "measure and write disagree");
     out
 }
+
+/// Bytes of the stack buffer the first write pass goes into.
+///
+/// A put that finds no room writes nothing and leaves the cursor at 0,
+/// where every later put also finds none, so a cursor above 0 at the end
+/// means every byte fitted. [`run`] stops at the next message boundary
+/// once the cursor is at 0 ([`Pass::full`]), so a record too large for the
+/// scratch costs about a scratch's worth of wasted writing.
+const SCRATCH: usize = 1024;
 
 /// One of the encoder's passes over a record, which [`run`] leads: it
 /// reports each slot and each nested message's start and end, in field
@@ -109,6 +137,9 @@ trait Pass {
     fn open(&mut self, f: &FieldTable) -> usize;
     /// The value of `f` that [`open`](Pass::open) returned `mark` for ends.
     fn close(&mut self, f: &FieldTable, mark: usize);
+    /// Whether the pass ran out of room, so [`run`] can stop at the next
+    /// nested message.
+    fn full(&self) -> bool;
 }
 
 /// The first pass: adds up the bytes.
@@ -143,6 +174,11 @@ impl Pass for Measure {
     #[inline]
     fn close(&mut self, f: &FieldTable, mark: usize) {
         self.len += size::prefix_len(f, self.len - mark);
+    }
+
+    #[inline(always)]
+    fn full(&self) -> bool {
+        false
     }
 }
 
@@ -189,6 +225,13 @@ impl Pass for Write<'_> {
             self.pos = back::put_varint(self.out, self.pos, size::tag(f.number, LEN));
         }
     }
+
+    /// At 0 every byte is written (an output of exactly the encoded
+    /// length), or a put found no room (the scratch).
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.pos == 0
+    }
 }
 
 /// The first of `items` in `P`'s order and the rest.
@@ -218,6 +261,10 @@ fn run<'r, P: Pass>(pass: &mut P, message: MessageRef, record: Record<'r>, stack
             cur.elements = others;
             stack.push(cur);
             let mark = pass.open(f);
+            if pass.full() {
+                stack.clear();
+                return;
+            }
             cur = Level::nested(schema, f, first, mark);
             continue;
         }
@@ -231,6 +278,10 @@ fn run<'r, P: Pass>(pass: &mut P, message: MessageRef, record: Record<'r>, stack
             parent.elements = others;
             cur.rest = next;
             cur.mark = pass.open(f);
+            if pass.full() {
+                stack.clear();
+                return;
+            }
         } else if let Some(parent) = stack.pop() {
             cur = parent;
         }
