@@ -65,10 +65,12 @@ impl<'a> Event<'a> {
     /// (`id`, `pubkey`, `created_at`, `kind`, `tags`, `content`, `sig`),
     /// hex in lower case, strings escaped as JSON.stringify does.
     ///
-    /// It reserves room once, for the fixed members and the text plus a
-    /// sixteenth for escapes: into an empty buffer that is one allocation
-    /// unless the text escapes more than that, and none into a buffer
-    /// reused from a write of an event at least as large.
+    /// It reserves room once: into an empty buffer that is one allocation,
+    /// and none into a buffer reused from a write of an event at least as
+    /// large. A decoded event reserves its wire length, which is what it
+    /// writes when the input was canonical; a compacted one its fixed
+    /// members and text plus a sixteenth for escapes, and text that escapes
+    /// more than that grows the buffer once more.
     ///
     /// ```
     /// let arena = quarry::Arena::new();
@@ -101,10 +103,23 @@ impl<'a> Event<'a> {
     }
 
     /// The bytes [`write_json`](Self::write_json) writes, for one
-    /// reservation: exact for the fixed members (the numbers at their widest)
-    /// and for text without escapes, plus a sixteenth of the text for
-    /// escapes. Text that escapes more than that grows the buffer once more.
+    /// reservation.
+    ///
+    /// A decoded event writes at most its wire bytes: the decoder rejects
+    /// raw control characters, so every character the writer escapes was
+    /// escaped on the wire at least as long, and the rest (hex in either
+    /// case, whitespace, longer escapes, members NIP-01 does not name) only
+    /// shrinks. For a canonical input that is exact.
+    ///
+    /// An event with no wire bytes (compacted or converted) counts the fixed
+    /// members exactly (the numbers at their widest) and its text plus a
+    /// sixteenth for escapes; text that escapes more than that grows the
+    /// buffer once more.
     fn json_len_hint(self) -> usize {
+        let raw = self.raw().len();
+        if raw > 0 {
+            return raw;
+        }
         // The keys, punctuation and hex of `{"id":"…","pubkey":"…",
         // "created_at":N,"kind":N,"tags":,"content":,"sig":"…"}`, with
         // created_at at 20 digits and kind at 5.

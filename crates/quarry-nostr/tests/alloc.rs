@@ -161,9 +161,10 @@ fn writing_an_event_costs_one_allocation_into_an_empty_buffer_and_none_into_one_
 
 #[test]
 fn the_widest_numbers_and_escapes_within_a_sixteenth_still_cost_one_allocation() {
-    // created_at at 20 digits and kind at 5, the widest the reservation
-    // assumes; one escape per 16 bytes of content and of tag text, the
-    // most it leaves room for.
+    // created_at at 20 digits and kind at 5, the widest the reservation of
+    // an event without wire bytes assumes; 705 bytes of text (content 640,
+    // tag 65) with 44 newlines, the most escapes a sixteenth leaves room
+    // for.
     let keys = common::keys(3);
     let tags = vec![vec!["t".to_string(), "abcdefghijklmno\n".repeat(4)]];
     let content = "0123456789abcde\n".repeat(40);
@@ -172,16 +173,20 @@ fn the_widest_numbers_and_escapes_within_a_sixteenth_still_cost_one_allocation()
     assert!(json.contains("\"created_at\":18446744073709551615,\"kind\":65535"));
     let arena = Arena::new();
     let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
-    let (empty, roomy, out) = count_writes(|out| event.write_json(out));
+    let store = Arena::new();
+    let compacted = event.compact_into(&store);
+    assert!(compacted.raw().is_empty());
+    let (empty, roomy, out) = count_writes(|out| compacted.write_json(out));
     assert_eq!(out, json.as_bytes());
     assert_eq!((empty, roomy), (1, 0));
 }
 
 #[test]
-fn text_that_escapes_more_grows_the_buffer_once_more() {
-    // Every byte of the content is a newline, written as two: past the
-    // sixteenth the reservation leaves, so the buffer grows once (it
-    // doubles, which covers the rest).
+fn text_that_escapes_more_costs_a_compacted_event_one_more_allocation_only() {
+    // Every byte of the content is a newline, written as two: a decoded
+    // event reserves its wire length and writes it in one allocation; a
+    // compacted one, past the sixteenth its reservation leaves, grows the
+    // buffer once (it doubles, which covers the rest).
     let keys = common::keys(4);
     let peer = common::sign(&keys, 1, 1, &[], &"\n".repeat(600));
     let json = peer.as_json();
@@ -189,5 +194,48 @@ fn text_that_escapes_more_grows_the_buffer_once_more() {
     let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     let (empty, roomy, out) = count_writes(|out| event.write_json(out));
     assert_eq!(out, json.as_bytes());
-    assert_eq!((empty, roomy), (2, 0));
+    assert_eq!((empty, roomy), (1, 0), "decoded");
+    assert_eq!(
+        out.capacity(),
+        out.len(),
+        "decoded: the wire length exactly"
+    );
+
+    let store = Arena::new();
+    let compacted = event.compact_into(&store);
+    let (empty, roomy, out) = count_writes(|out| compacted.write_json(out));
+    assert_eq!(out, json.as_bytes());
+    assert_eq!((empty, roomy), (2, 0), "compacted");
+}
+
+#[test]
+fn a_non_canonical_input_writes_shorter_than_it_came_in_one_allocation() {
+    // Whitespace, upper-case hex, long escapes (`\u0022`, `\u00e9`, a
+    // surrogate pair, `\/`), members out of order and one NIP-01 does not
+    // name: all of it shrinks when written canonically, so the wire length
+    // covers the output.
+    let keys = common::keys(5);
+    let tags = vec![vec!["t".to_string(), "caf\u{e9} \"x\"/".to_string()]];
+    let content = "q\"\u{1F980}\u{1}/\n";
+    let peer = common::sign(&keys, 1_700_000_000, 1, &tags, content);
+    let canonical = peer.as_json();
+    let v: serde_json::Value = serde_json::from_str(&canonical).unwrap();
+    let field = |k: &str| v[k].to_string();
+    let loose = format!(
+        "{{ \"content\" : \"q\\u0022\\ud83e\\udd80\\u0001\\/\\u000a\",\n  \"tags\": [ [\"t\", \"caf\\u00e9 \\\"x\\\"\\/\"] ],\n  \
+         \"seen_on\": [\"wss://relay.example\"],\n  \"id\": {},\n  \"pubkey\": {},\n  \
+         \"created_at\": {},\n  \"kind\": {},\n  \"sig\": {} }}",
+        field("id").to_uppercase(),
+        field("pubkey"),
+        field("created_at"),
+        field("kind"),
+        field("sig").to_uppercase(),
+    );
+    let arena = Arena::new();
+    let event = quarry_nostr::decode_event(&arena, loose.as_bytes()).unwrap();
+    assert!(event.verify_id());
+    let (empty, roomy, out) = count_writes(|out| event.write_json(out));
+    assert_eq!(String::from_utf8(out.clone()).unwrap(), canonical);
+    assert!(out.len() < loose.len());
+    assert_eq!((empty, roomy), (1, 0));
 }
