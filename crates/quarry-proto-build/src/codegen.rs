@@ -29,6 +29,7 @@ const RESERVED: &[&str] = &[
     "from_record",
     "record",
     "encode_to_vec",
+    "encode_into",
     "to_json",
     "to_prost",
     "unknown_fields",
@@ -773,6 +774,12 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             /// The message re-encoded (exact size, one allocation).
             pub fn encode_to_vec(self) -> Vec<u8> {
                 ::quarry_proto::encode_to_vec(Self::TABLE, self.rec)
+            }
+
+            /// The message re-encoded, appended to `out` (no allocation
+            /// when `out` has room).
+            pub fn encode_into(self, out: &mut Vec<u8>) {
+                ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
 
             /// The message in protobuf's canonical JSON mapping (an error

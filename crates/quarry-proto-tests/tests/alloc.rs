@@ -198,6 +198,14 @@ fn sweep_the_scratch_boundary(name: &str, table: MessageRef, input: &[u8]) {
         assert_eq!(made, 1, "{name}, {} bytes: allocations", bytes.len());
         assert_eq!(out.capacity(), bytes.len(), "{name}, {} bytes", bytes.len());
         assert_eq!(quarry_proto::encoded_len(table, record), bytes.len());
+        let mut framed = b"prefix".to_vec();
+        quarry_proto::encode_into(table, record, &mut framed);
+        assert!(
+            framed[6..] == bytes[..],
+            "{name}, {} bytes: encode_into",
+            bytes.len()
+        );
+        assert_eq!(&framed[..6], b"prefix");
     }
 }
 
@@ -270,4 +278,45 @@ fn encodings_around_the_first_buffers_size_come_back_whole_in_one_allocation() {
         ..Default::default()
     };
     sweep_the_scratch_boundary("All2", views::All2View::TABLE, &all2.encode_to_vec());
+}
+
+/// `encode_into` appends what `encode_to_vec` returns: one allocation into
+/// an empty buffer, none into a buffer cleared after an encode, on the
+/// samples that fit the first buffer and on HistorySync, which does not;
+/// bytes already in the buffer stay in front.
+#[test]
+fn encoding_into_a_buffer_with_room_allocates_nothing() {
+    let mut reused = Vec::new();
+    for s in samples::all() {
+        let arena = Arena::new();
+        let record = quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
+        let (made, ()) = quarry_testkit::count_allocs(|| {
+            quarry_proto::encode_into(table(s.root), record, &mut Vec::new())
+        });
+        assert_eq!(made, 1, "{}: into an empty buffer", s.name);
+
+        reused.clear();
+        quarry_proto::encode_into(table(s.root), record, &mut reused);
+        assert!(reused == s.bytes, "{}: bytes differ", s.name);
+        reused.clear();
+        let (made, ()) = quarry_testkit::count_allocs(|| {
+            quarry_proto::encode_into(table(s.root), record, &mut reused)
+        });
+        assert_eq!(made, 0, "{}: into a cleared buffer", s.name);
+        assert!(reused == s.bytes, "{}: bytes differ after reuse", s.name);
+
+        let mut framed = b"prefix".to_vec();
+        quarry_proto::encode_into(table(s.root), record, &mut framed);
+        assert_eq!(&framed[..6], b"prefix", "{}", s.name);
+        assert!(framed[6..] == s.bytes, "{}: appended bytes differ", s.name);
+
+        // The generated views' method is the same call.
+        if s.root == Root::Message {
+            let mut out = Vec::new();
+            wa::MessageView::decode(&arena, &s.bytes)
+                .unwrap()
+                .encode_into(&mut out);
+            assert!(out == s.bytes, "{}: MessageView::encode_into", s.name);
+        }
+    }
 }

@@ -50,7 +50,7 @@ pub use decode::{
     ESTIMATE_BYTES_PER_INPUT_BYTE, INLINE_FRAMES, INLINE_SCRATCH, Reserve, arena_for, decode,
     decode_with, estimate_arena_bytes, max_arena_bytes,
 };
-pub use encode::{encode_to_vec, encoded_len};
+pub use encode::{encode_into, encode_to_vec, encoded_len};
 pub use owned_record::OwnedRecord;
 pub use quarry::{Arena, DecodeError, DecodeOptions};
 pub use record::{Messages, Record, Slot, UnknownField};

@@ -70,41 +70,89 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// # Ok::<(), quarry::DecodeError>(())
 /// ```
 pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
-    let mut stack = Stack::new();
-    // Most records fit: one write pass into the scratch, then a copy into
-    // an output of exactly the bytes written.
     let mut scratch = [0u8; SCRATCH];
+    let mut stack = Stack::new();
+    if let Some(bytes) = write_in_scratch(message, record, &mut scratch, &mut stack) {
+        return bytes.to_vec();
+    }
+    let mut out = Vec::new();
+    write_measured(message, record, &mut out, &mut stack, Vec::reserve_exact);
+    out
+}
+
+/// Append the encoding of `record` as a `message` to `out`: the bytes of
+/// [`encode_to_vec`], with no allocation when `out` has room for them
+/// (say, a buffer cleared after an earlier encode of a message at least as
+/// large), one otherwise. `out` grows as `Vec::reserve` grows it.
+///
+/// ```
+/// # use quarry_proto::*;
+/// static F: [FieldTable; 1] = [FieldTable::new(1, "s", "s", Kind::String, Label::Implicit)];
+/// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
+/// static S: Schema = Schema { messages: &M, enums: &[] };
+/// let arena = quarry::Arena::new();
+/// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, b"\x0a\x02hi")?;
+/// let mut out = b"frame:".to_vec();
+/// encode_into(MessageRef::new(&S, 0), rec, &mut out);
+/// assert_eq!(out, b"frame:\x0a\x02hi");
+/// # Ok::<(), quarry::DecodeError>(())
+/// ```
+pub fn encode_into(message: MessageRef, record: Record<'_>, out: &mut Vec<u8>) {
+    let mut scratch = [0u8; SCRATCH];
+    let mut stack = Stack::new();
+    match write_in_scratch(message, record, &mut scratch, &mut stack) {
+        Some(bytes) => out.extend_from_slice(bytes),
+        None => write_measured(message, record, out, &mut stack, Vec::reserve),
+    }
+}
+
+/// The one write pass into `scratch`: the encoding if it fitted. Most
+/// records do.
+#[inline(always)]
+fn write_in_scratch<'s, 'r>(
+    message: MessageRef,
+    record: Record<'r>,
+    scratch: &'s mut [u8; SCRATCH],
+    stack: &mut Stack<'r>,
+) -> Option<&'s [u8]> {
     let mut write = Write {
-        out: &mut scratch,
+        out: scratch,
         pos: SCRATCH,
     };
-    run(&mut write, message, record, &mut stack);
+    run(&mut write, message, record, stack);
     let pos = write.pos;
-    if pos > 0 {
-        return scratch.get(pos..).unwrap_or_default().to_vec();
-    }
-    // It did not fit (or filled the scratch exactly): measure, then write
-    // again into an output of that size.
+    // At 0 it did not fit, or filled the scratch exactly.
+    (pos > 0).then(|| scratch.get(pos..).unwrap_or_default())
+}
+
+/// A record that did not fit the scratch: measure it, make room at the end
+/// of `out` with `reserve` (exact for a new output, amortized for a
+/// caller's buffer) and write it there. `stack` is left as
+/// [`write_in_scratch`] left it and emptied here.
+fn write_measured<'r>(
+    message: MessageRef,
+    record: Record<'r>,
+    out: &mut Vec<u8>,
+    stack: &mut Stack<'r>,
+    reserve: fn(&mut Vec<u8>, usize),
+) {
     stack.clear();
     let mut measure = Measure { len: 0 };
-    run(&mut measure, message, record, &mut stack);
+    run(&mut measure, message, record, stack);
     let len = measure.len;
-    #[expect(
-        clippy::slow_vector_initialization,
-        reason = "`vec![0; len]` is `calloc`, which glibc never serves from its \
-                  per-thread cache: 330 instructions more on a 92-byte message \
-                  (callgrind); it wins only where the kernel zeroes fresh pages"
-    )]
-    let mut out = Vec::with_capacity(len);
-    out.resize(len, 0u8);
+    let start = out.len();
+    reserve(out, len);
+    // Not `vec![0; len]` for a new output: that is `calloc`, which glibc
+    // never serves from its per-thread cache (330 instructions more on a
+    // 92-byte message, callgrind).
+    out.resize(start.saturating_add(len), 0u8);
     let mut write = Write {
-        out: &mut out,
+        out: out.get_mut(start..).unwrap_or_default(),
         pos: len,
     };
     // The stack is empty again, its spill's buffer kept for this pass.
-    run(&mut write, message, record, &mut stack);
+    run(&mut write, message, record, stack);
     debug_assert_eq!(write.pos, 0, "measure and write disagree");
-    out
 }
 
 /// Bytes of the stack buffer the first write pass goes into.
