@@ -271,8 +271,9 @@ impl<'a> Tags<'a> {
         }
     }
 
-    /// Bytes of element text over all tags (unescaped), for sizing a
-    /// writer's reservation.
+    /// Bytes of element text over all tags (unescaped): what a compacted
+    /// copy stores and what a writer reserves for an event without wire
+    /// bytes.
     pub(crate) fn text_len(self) -> usize {
         match self.repr {
             TagsRepr::Flat { elems, .. } => elems.iter().map(|e| e.len()).sum(),
