@@ -342,6 +342,11 @@ const UNTIL: u16 = 16;
 const LIMIT: u16 = 32;
 const SEARCH: u16 = 64;
 
+/// Whether `bytes` is the UTF-8 of exactly one character.
+fn is_one_char(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes).is_ok_and(|s| s.chars().count() == 1)
+}
+
 impl<'a> Dec<'a, '_> {
     /// Zero or more filter objects up to the message's closing `]`; `pos`
     /// after the element before them.
@@ -492,6 +497,15 @@ impl<'a> Dec<'a, '_> {
                         },
                         key_at,
                     )?;
+                }
+                // `#` and one other character: a tag condition on a name
+                // NIP-01 does not allow. Skipping it would widen the
+                // subscription; rust-nostr rejects it too.
+                (_, [b'#', rest @ ..]) if is_one_char(rest) => {
+                    return Err(DecodeError::Malformed {
+                        offset: key_at,
+                        what: "a tag condition's key must be '#' and one letter a-z or A-Z",
+                    });
                 }
                 _ => self.r.skip_value(2, self.cfg.limits.max_depth)?,
             }

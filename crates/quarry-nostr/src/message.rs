@@ -464,6 +464,14 @@ impl<'a> Dec<'a, '_> {
                 self.next_elem()?;
                 let sub_id = self.sub_id()?;
                 let filters = self.filters()?;
+                if filters.is_empty() {
+                    // No filter to OR: match nothing or everything is a
+                    // guess; rust-nostr rejects it too.
+                    return Err(DecodeError::Malformed {
+                        offset: self.r.pos.saturating_sub(1),
+                        what: "REQ and COUNT need at least one filter",
+                    });
+                }
                 if verb == "REQ" {
                     ClientMessage::Req { sub_id, filters }
                 } else {

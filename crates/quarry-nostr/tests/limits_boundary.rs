@@ -381,7 +381,8 @@ proptest! {
                 prop::option::of(0u64..1_000_000),
                 0usize..3,
             ),
-            0..40,
+            // A REQ carries one filter at least.
+            1..40,
         ),
     ) {
         let parts: Vec<String> = filters

@@ -215,9 +215,41 @@ fn message_verbs_and_shapes() {
     assert_eq!(malformed(&e), ("duplicate member in filter", 24));
     let e = client(&arena, r##"["REQ","s",{"#e":[],"#e":[]}]"##).unwrap_err();
     assert_eq!(malformed(&e), ("duplicate member in filter", 20));
+    // A tag condition's key is '#' and one ASCII letter (NIP-01); '#' and
+    // one other character is an error, as in rust-nostr (skipping it would
+    // widen the subscription), and other keys are skipped.
+    let e = client(&arena, r##"["REQ","s",{"kinds":[1],"#~":["x"]}]"##).unwrap_err();
+    assert_eq!(
+        malformed(&e),
+        (
+            "a tag condition's key must be '#' and one letter a-z or A-Z",
+            24
+        )
+    );
+    assert!(client(&arena, r##"["REQ","s",{"#\u00e9":[]}]"##).is_err());
+    assert!(client(&arena, r##"["REQ","s",{"#é":[]}]"##).is_err());
+    assert!(client(&arena, r##"["REQ","s",{"#1":[]}]"##).is_err());
+    let Ok(ClientMessage::Req { filters, .. }) =
+        client(&arena, r##"["REQ","s",{"#ab":[1],"#":2,"#e":["x"]}]"##)
+    else {
+        panic!("longer '#' keys and a bare '#' are not tag conditions: skipped");
+    };
+    let only: Vec<_> = filters.iter().flat_map(|f| f.tag_lists()).collect();
+    assert_eq!(only, [(b'e', &["x"][..])]);
     assert!(client(&arena, r#"["REQ","s",{"kinds":[70000]}]"#).is_err());
     assert!(client(&arena, r#"["REQ","s",{"ids":["ab"]}]"#).is_err());
     assert!(client(&arena, r#"["REQ","s",[]]"#).is_err());
+    // At least one filter (the closing bracket is byte 10, then 12).
+    let e = client(&arena, r#"["REQ","s"]"#).unwrap_err();
+    assert_eq!(
+        malformed(&e),
+        ("REQ and COUNT need at least one filter", 10)
+    );
+    let e = client(&arena, r#"["COUNT","s"]"#).unwrap_err();
+    assert_eq!(
+        malformed(&e),
+        ("REQ and COUNT need at least one filter", 12)
+    );
     // COUNT result.
     let e = relay(&arena, r#"["COUNT","s",{"approximate":true}]"#).unwrap_err();
     assert_eq!(malformed(&e), ("COUNT result has no count", 13));
