@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use quarry::{Arena, DecodeError};
 
 pub mod nostr;
+pub mod nostr_peer;
 pub mod proto;
 pub mod wa;
 

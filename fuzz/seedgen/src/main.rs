@@ -28,6 +28,11 @@ fn main() {
         ("wa_frame", wa_frame()),
         ("nostr_relay", nostr_relay()),
         ("nostr_client", nostr_client()),
+        // The differential targets start from the same messages, and
+        // from the bare events.
+        ("nostr_event_peer", nostr_events()),
+        ("nostr_relay_peer", nostr_relay()),
+        ("nostr_client_peer", nostr_client()),
         ("proto_test", proto_test()),
         ("proto_wa_message", proto_wa_message()),
     ] {
@@ -235,6 +240,14 @@ fn events() -> Vec<String> {
             r#""""#,
         ),
     ]
+}
+
+fn nostr_events() -> Seeds {
+    events()
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (format!("event_{i}"), e.into_bytes()))
+        .collect()
 }
 
 /// `json` decoded with `decode` and written back with quarry-nostr's

@@ -1,0 +1,5 @@
+//! Nostr client-to-relay messages, quarry against rust-nostr; see
+//! `quarry_fuzz::nostr_peer::check_client`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| quarry_fuzz::nostr_peer::check_client(data));

@@ -1,0 +1,453 @@
+//! Nostr events against rust-nostr (`nostr` 0.45), the peer the CLI's
+//! output is held to: on any input both accept with the same fields, or
+//! both reject, except where docs/nostr.md names a deliberate difference.
+
+use quarry::Arena;
+use quarry_nostr::{Decoder, Event, IdCheck};
+
+/// The peer does not hash ids while parsing, so neither does quarry here.
+fn skip_ids() -> Decoder {
+    Decoder {
+        id_check: IdCheck::Skip,
+        ..Decoder::new()
+    }
+}
+
+/// A bare event object.
+pub fn check_event(data: &[u8]) {
+    let arena = Arena::new();
+    let ours = skip_ids().decode_event(&arena, data);
+    let theirs = nostr::event::Event::from_json(data);
+    match (&ours, &theirs) {
+        (Ok(ours), Ok(theirs)) => same_fields(*ours, theirs),
+        (Err(_), Err(_)) => {}
+        (Err(error), Ok(_)) => assert!(
+            documented_rejection(data),
+            "quarry rejects ({error}) an event rust-nostr accepts, outside the documented differences"
+        ),
+        (Ok(_), Err(error)) => {
+            panic!("quarry accepts an event rust-nostr rejects ({error})")
+        }
+    }
+}
+
+fn same_fields(ours: Event<'_>, theirs: &nostr::event::Event) {
+    assert_eq!(ours.id(), theirs.id.as_bytes(), "id");
+    assert_eq!(ours.pubkey(), theirs.pubkey.as_bytes(), "pubkey");
+    assert_eq!(ours.sig(), theirs.sig.as_bytes(), "sig");
+    assert_eq!(ours.created_at(), theirs.created_at.as_secs(), "created_at");
+    assert_eq!(ours.kind(), theirs.kind.as_u16(), "kind");
+    assert_eq!(ours.content(), theirs.content, "content");
+    assert_eq!(ours.tags().len(), theirs.tags.len(), "tag count");
+    for (a, b) in ours.tags().iter().zip(theirs.tags.iter()) {
+        assert!(
+            a.iter().eq(b.as_slice().iter().map(String::as_str)),
+            "tag {:?} vs {:?}",
+            a.iter().collect::<Vec<_>>(),
+            b.as_slice()
+        );
+    }
+}
+
+/// Inputs rust-nostr accepts and quarry rejects on purpose (docs/nostr.md,
+/// "Deliberate differences"): a positional array as the event; an `id`,
+/// `pubkey` or `sig` that is not exactly 64, 64 or 128 hex digits (longer
+/// hex the peer truncates, bech32 and `nostr:` forms it parses); and text
+/// that is not Unicode (invalid UTF-8, a lone surrogate escape) in a
+/// member the peer skips, since serde_json skips an ignored value without
+/// checking its text. Read with serde_json, independently of both
+/// decoders; the caller knows the peer accepted.
+fn documented_rejection(data: &[u8]) -> bool {
+    /// The three hex members, everything else skipped as the peer does.
+    #[derive(serde::Deserialize)]
+    struct Hex {
+        id: Option<String>,
+        pubkey: Option<String>,
+        sig: Option<String>,
+    }
+    let not_hex = |s: &Option<String>, digits: usize| {
+        s.as_ref()
+            .is_some_and(|s| s.len() != digits || !s.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    let positional = data.trim_ascii_start().first() == Some(&b'[');
+    let bad_hex = serde_json::from_slice::<Hex>(data)
+        .is_ok_and(|h| not_hex(&h.id, 64) || not_hex(&h.pubkey, 64) || not_hex(&h.sig, 128));
+    let not_unicode = std::str::from_utf8(data).is_err()
+        || serde_json::from_slice::<serde_json::Value>(data).is_err_and(|e| {
+            let what = e.to_string();
+            what.contains("surrogate") || what.contains("unicode") || what.contains("hex escape")
+        });
+    positional || bad_hex || not_unicode
+}
+
+/// A relay-to-client message.
+pub fn check_relay(data: &[u8]) {
+    use nostr::message::RelayMessage as Theirs;
+    use quarry_nostr::RelayMessage as Ours;
+    let arena = Arena::new();
+    let ours = skip_ids().decode_relay_message(&arena, data);
+    let theirs = Theirs::from_json(data);
+    let (ours, theirs) = match (ours, theirs) {
+        (Ok(ours), Ok(theirs)) => (ours, theirs),
+        (Err(_), Err(_)) => return,
+        (Err(error), Ok(theirs)) => {
+            assert!(
+                documented_message_rejection(data),
+                "quarry rejects ({error}) a relay message rust-nostr accepts ({theirs:?}), outside the documented differences"
+            );
+            return;
+        }
+        (Ok(ours), Err(error)) => {
+            panic!("quarry accepts a relay message ({ours:?}) rust-nostr rejects ({error})")
+        }
+    };
+    match (ours, &theirs) {
+        (
+            Ours::Event { sub_id, event },
+            Theirs::Event {
+                subscription_id,
+                event: e,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            same_fields(event, e);
+        }
+        (
+            Ours::Ok {
+                event_id,
+                accepted,
+                message,
+            },
+            Theirs::Ok {
+                event_id: id,
+                status,
+                message: m,
+            },
+        ) => {
+            assert_eq!(&event_id, id.as_bytes());
+            assert_eq!(accepted, *status);
+            assert_eq!(message, m);
+        }
+        (Ours::Eose { sub_id }, Theirs::EndOfStoredEvents(id)) => assert_eq!(sub_id, id.as_str()),
+        (
+            Ours::Closed { sub_id, message },
+            Theirs::Closed {
+                subscription_id,
+                message: m,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            assert_eq!(message, m);
+        }
+        (Ours::Notice { message }, Theirs::Notice(m)) => assert_eq!(message, m),
+        (Ours::Auth { challenge }, Theirs::Auth { challenge: c }) => assert_eq!(challenge, c),
+        (
+            Ours::Count { sub_id, count, .. },
+            Theirs::Count {
+                subscription_id,
+                count: c,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            assert_eq!(count, *c as u64);
+        }
+        (
+            Ours::NegMsg { sub_id, message },
+            Theirs::NegMsg {
+                subscription_id,
+                message: m,
+            },
+        )
+        | (
+            Ours::NegErr {
+                sub_id,
+                reason: message,
+            },
+            Theirs::NegErr {
+                subscription_id,
+                message: m,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            assert_eq!(message, m);
+        }
+        (ours, theirs) => panic!("different messages: {ours:?} and {theirs:?}"),
+    }
+}
+
+/// A message quarry rejects on purpose where rust-nostr accepts it: a
+/// subscription id that is empty or longer than 64 characters (NIP-01), a
+/// positional array for an event or COUNT's result object, an event the
+/// event check above classes as a documented difference, a filter's `ids`
+/// or `authors` entry that is not exactly 64 hex digits, or a filter that
+/// repeats a `#x` key (the peer keeps the last list; quarry rejects every
+/// repeated member, as the peer does for the other filter members), or a
+/// COUNT with more than its first filter (the peer skips the rest unread).
+fn documented_message_rejection(data: &[u8]) -> bool {
+    let items = match serde_json::from_slice::<serde_json::Value>(data) {
+        Ok(serde_json::Value::Array(items)) => items,
+        // Not Unicode where the peer skips, as for events.
+        _ => return documented_rejection(data),
+    };
+    let bad_sub_id = matches!(
+        items.get(1),
+        Some(serde_json::Value::String(s)) if s.is_empty() || s.chars().count() > 64
+    );
+    // serde's derive reads a struct from a positional array too: the
+    // quirk docs/nostr.md names for events, here for COUNT's result.
+    let positional = matches!(
+        (items.first(), items.get(2)),
+        (Some(serde_json::Value::String(verb)), Some(serde_json::Value::Array(_)))
+            if verb == "COUNT" || verb == "EVENT"
+    ) || matches!(
+        (items.first(), items.get(1)),
+        (Some(serde_json::Value::String(verb)), Some(serde_json::Value::Array(_)))
+            if verb == "EVENT" || verb == "AUTH"
+    );
+    // COUNT: the peer skips whatever follows the first filter, quarry
+    // reads every filter NIP-45 allows there.
+    let count_tail = items.len() > 3 && items.first().and_then(|v| v.as_str()) == Some("COUNT");
+    let bad_event = items
+        .iter()
+        .filter(|v| v.is_object())
+        .any(|v| documented_rejection(v.to_string().as_bytes()));
+    // The same hex rule for a filter's `ids` and `authors`.
+    let bad_filter_hex = items.iter().filter_map(|v| v.as_object()).any(|filter| {
+        ["ids", "authors"].iter().any(|key| {
+            filter
+                .get(*key)
+                .and_then(|v| v.as_array())
+                .is_some_and(|values| {
+                    values.iter().any(|v| {
+                        v.as_str().is_some_and(|s| {
+                            s.len() != 64 || !s.bytes().all(|b| b.is_ascii_hexdigit())
+                        })
+                    })
+                })
+        })
+    });
+    bad_sub_id
+        || positional
+        || count_tail
+        || bad_event
+        || bad_filter_hex
+        || repeated_tag_condition(data)
+}
+
+/// A client-to-relay message.
+pub fn check_client(data: &[u8]) {
+    use nostr::message::ClientMessage as Theirs;
+    use quarry_nostr::ClientMessage as Ours;
+    let arena = Arena::new();
+    let ours = skip_ids().decode_client_message(&arena, data);
+    let theirs = Theirs::from_json(data);
+    let (ours, theirs) = match (ours, theirs) {
+        (Ok(ours), Ok(theirs)) => (ours, theirs),
+        (Err(_), Err(_)) => return,
+        (Err(error), Ok(theirs)) => {
+            assert!(
+                documented_message_rejection(data),
+                "quarry rejects ({error}) a client message rust-nostr accepts ({theirs:?}), outside the documented differences"
+            );
+            return;
+        }
+        (Ok(ours), Err(error)) => {
+            assert!(
+                documented_acceptance(data),
+                "quarry accepts a client message ({ours:?}) rust-nostr rejects ({error})"
+            );
+            return;
+        }
+    };
+    match (ours, &theirs) {
+        (Ours::Event(event), Theirs::Event(e)) | (Ours::Auth(event), Theirs::Auth(e)) => {
+            same_fields(event, e)
+        }
+        (
+            Ours::Req { sub_id, filters },
+            Theirs::Req {
+                subscription_id,
+                filters: f,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            assert_eq!(filters.len(), f.len(), "filter count");
+            for (a, b) in filters.iter().zip(f) {
+                same_filter(a, b);
+            }
+        }
+        (
+            Ours::Count { sub_id, filters },
+            Theirs::Count {
+                subscription_id,
+                filter,
+            },
+        ) => {
+            // The peer reads the first filter and skips the rest
+            // (docs/nostr.md); NIP-45 allows several.
+            assert_eq!(sub_id, subscription_id.as_str());
+            same_filter(filters.iter().next().expect("one filter"), filter);
+        }
+        (Ours::Close { sub_id }, Theirs::Close(id))
+        | (
+            Ours::NegClose { sub_id },
+            Theirs::NegClose {
+                subscription_id: id,
+            },
+        ) => {
+            assert_eq!(sub_id, id.as_str())
+        }
+        (
+            Ours::NegOpen {
+                sub_id,
+                filter,
+                message,
+            },
+            Theirs::NegOpen {
+                subscription_id,
+                filter: f,
+                initial_message,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            assert_eq!(filter.len(), 1);
+            same_filter(filter.iter().next().expect("one filter"), f);
+            assert_eq!(message, initial_message);
+        }
+        (
+            Ours::NegMsg { sub_id, message },
+            Theirs::NegMsg {
+                subscription_id,
+                message: m,
+            },
+        ) => {
+            assert_eq!(sub_id, subscription_id.as_str());
+            assert_eq!(message, m);
+        }
+        (ours, theirs) => panic!("different messages: {ours:?} and {theirs:?}"),
+    }
+}
+
+/// The same conditions, compared as sets (the peer keeps sets).
+fn same_filter(ours: quarry_nostr::Filter<'_>, theirs: &nostr::filter::Filter) {
+    use std::collections::BTreeSet;
+    let set32 = |v: Option<&[[u8; 32]]>| v.map(|v| v.iter().copied().collect::<BTreeSet<_>>());
+    assert_eq!(
+        set32(ours.ids()),
+        theirs
+            .ids
+            .as_ref()
+            .map(|s| s.iter().map(|id| *id.as_bytes()).collect()),
+        "ids"
+    );
+    assert_eq!(
+        set32(ours.authors()),
+        theirs
+            .authors
+            .as_ref()
+            .map(|s| s.iter().map(|k| *k.as_bytes()).collect()),
+        "authors"
+    );
+    assert_eq!(
+        ours.kinds()
+            .map(|k| k.iter().copied().collect::<BTreeSet<_>>()),
+        theirs
+            .kinds
+            .as_ref()
+            .map(|s| s.iter().map(|k| k.as_u16()).collect()),
+        "kinds"
+    );
+    assert_eq!(ours.since(), theirs.since.map(|t| t.as_secs()), "since");
+    assert_eq!(ours.until(), theirs.until.map(|t| t.as_secs()), "until");
+    assert_eq!(ours.limit(), theirs.limit.map(|l| l as u64), "limit");
+    assert_eq!(ours.search(), theirs.search.as_deref(), "search");
+    let ours_tags: std::collections::BTreeMap<u8, BTreeSet<&str>> = ours
+        .tag_lists()
+        .map(|(letter, values)| (letter, values.iter().copied().collect()))
+        .collect();
+    let theirs_tags: std::collections::BTreeMap<u8, BTreeSet<&str>> = theirs
+        .generic_tags
+        .iter()
+        .map(|(letter, values)| {
+            (
+                letter.as_char() as u8,
+                values.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(ours_tags, theirs_tags, "tag conditions");
+}
+
+/// Whether an object among the message's items repeats a `#x` key, read
+/// with serde (which keeps repeated keys where a `Value` would not).
+fn repeated_tag_condition(data: &[u8]) -> bool {
+    use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    /// The keys of an object, in order; nothing for other values.
+    struct Keys(Vec<String>);
+
+    impl<'de> Deserialize<'de> for Keys {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeysVisitor;
+            impl<'de> Visitor<'de> for KeysVisitor {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Keys, M::Error> {
+                    let mut keys = Vec::new();
+                    while let Some(key) = m.next_key::<String>()? {
+                        m.next_value::<IgnoredAny>()?;
+                        keys.push(key);
+                    }
+                    Ok(Keys(keys))
+                }
+                fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Keys, S::Error> {
+                    while s.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Keys(Vec::new()))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Keys, E> {
+                    Ok(Keys(Vec::new()))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Keys, E> {
+                    Ok(Keys(Vec::new()))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Keys, E> {
+                    Ok(Keys(Vec::new()))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Keys, E> {
+                    Ok(Keys(Vec::new()))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Keys, E> {
+                    Ok(Keys(Vec::new()))
+                }
+                fn visit_unit<E>(self) -> Result<Keys, E> {
+                    Ok(Keys(Vec::new()))
+                }
+            }
+            d.deserialize_any(KeysVisitor)
+        }
+    }
+
+    let Ok(items) = serde_json::from_slice::<Vec<Keys>>(data) else {
+        return false;
+    };
+    items.iter().any(|Keys(keys)| {
+        let tags: Vec<&String> = keys
+            .iter()
+            .filter(|k| k.len() == 2 && k.starts_with('#'))
+            .collect();
+        tags.iter()
+            .enumerate()
+            .any(|(i, k)| tags.get(..i).is_some_and(|before| before.contains(k)))
+    })
+}
+
+/// A client message quarry accepts and rust-nostr rejects, as docs/nostr.md
+/// names it: a number past f64's range in a member the filter does not
+/// know. The peer's filter buffers such members (serde's `flatten`) and
+/// parses their numbers; quarry skips them unread, as both do elsewhere.
+fn documented_acceptance(data: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(data)
+        .is_err_and(|e| e.to_string().contains("number out of range"))
+}
