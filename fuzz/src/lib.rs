@@ -24,6 +24,7 @@ pub mod nostr;
 pub mod nostr_peer;
 pub mod proto;
 pub mod wa;
+pub mod wa_peer;
 
 thread_local! {
     /// The arena every check reuses: reset before each decode, so it keeps

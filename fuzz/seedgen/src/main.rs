@@ -26,6 +26,7 @@ fn main() {
     for (target, seeds) in [
         ("wa_node", wa_node()),
         ("wa_frame", wa_frame()),
+        ("wa_node_peer", wa_node()),
         ("nostr_relay", nostr_relay()),
         ("nostr_client", nostr_client()),
         // The differential targets start from the same messages, and
