@@ -23,6 +23,7 @@ use quarry::{Arena, DecodeError};
 pub mod nostr;
 pub mod nostr_peer;
 pub mod proto;
+pub mod proto_peer;
 pub mod wa;
 pub mod wa_peer;
 

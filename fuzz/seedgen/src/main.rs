@@ -36,6 +36,7 @@ fn main() {
         ("nostr_client_peer", nostr_client()),
         ("proto_test", proto_test()),
         ("proto_wa_message", proto_wa_message()),
+        ("proto_wa_message_peer", proto_wa_message()),
     ] {
         let dir = root.join(target);
         let _ = fs::remove_dir_all(&dir);

@@ -1,0 +1,5 @@
+//! WhatsApp's `Message`, quarry against prost; see
+//! `quarry_fuzz::proto_peer::check_wa_message`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| quarry_fuzz::proto_peer::check_wa_message(data));
