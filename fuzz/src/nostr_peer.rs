@@ -2,7 +2,9 @@
 //! output is held to: on any input both accept with the same fields, or
 //! both reject, except where docs/nostr.md names a deliberate difference.
 
-use quarry::Arena;
+use std::fmt::Debug;
+
+use quarry::{Arena, DecodeError};
 use quarry_nostr::{Decoder, Event, IdCheck};
 
 /// The peer does not hash ids while parsing, so neither does quarry here.
@@ -18,15 +20,43 @@ pub fn check_event(data: &[u8]) {
     let arena = Arena::new();
     let ours = skip_ids().decode_event(&arena, data);
     let theirs = nostr::event::Event::from_json(data);
-    match (&ours, &theirs) {
-        (Ok(ours), Ok(theirs)) => same_fields(*ours, theirs),
-        (Err(_), Err(_)) => {}
-        (Err(error), Ok(_)) => assert!(
-            documented_rejection(data),
-            "quarry rejects ({error}) an event rust-nostr accepts, outside the documented differences"
-        ),
-        (Ok(_), Err(error)) => {
-            panic!("quarry accepts an event rust-nostr rejects ({error})")
+    if let Some((ours, theirs)) =
+        both_accept("an event", data, ours, theirs, documented_rejection, |_| {
+            false
+        })
+    {
+        same_fields(ours, &theirs);
+    }
+}
+
+/// The two verdicts on `data`: both decoded values when both decoders
+/// accept; `None` when both reject, or when they differ on an input the
+/// `rejection` (quarry rejects, the peer accepts) or `acceptance` (the
+/// reverse) classifier names as documented. Any other difference panics.
+fn both_accept<O: Debug, T: Debug>(
+    what: &str,
+    data: &[u8],
+    ours: Result<O, DecodeError>,
+    theirs: Result<T, nostr::error::Error>,
+    rejection: fn(&[u8]) -> bool,
+    acceptance: fn(&[u8]) -> bool,
+) -> Option<(O, T)> {
+    match (ours, theirs) {
+        (Ok(ours), Ok(theirs)) => Some((ours, theirs)),
+        (Err(_), Err(_)) => None,
+        (Err(error), Ok(theirs)) => {
+            assert!(
+                rejection(data),
+                "quarry rejects ({error}) {what} rust-nostr accepts ({theirs:?}), outside the documented differences"
+            );
+            None
+        }
+        (Ok(ours), Err(error)) => {
+            assert!(
+                acceptance(data),
+                "quarry accepts {what} ({ours:?}) rust-nostr rejects ({error}), outside the documented differences"
+            );
+            None
         }
     }
 }
@@ -87,19 +117,15 @@ pub fn check_relay(data: &[u8]) {
     let arena = Arena::new();
     let ours = skip_ids().decode_relay_message(&arena, data);
     let theirs = Theirs::from_json(data);
-    let (ours, theirs) = match (ours, theirs) {
-        (Ok(ours), Ok(theirs)) => (ours, theirs),
-        (Err(_), Err(_)) => return,
-        (Err(error), Ok(theirs)) => {
-            assert!(
-                documented_message_rejection(data),
-                "quarry rejects ({error}) a relay message rust-nostr accepts ({theirs:?}), outside the documented differences"
-            );
-            return;
-        }
-        (Ok(ours), Err(error)) => {
-            panic!("quarry accepts a relay message ({ours:?}) rust-nostr rejects ({error})")
-        }
+    let Some((ours, theirs)) = both_accept(
+        "a relay message",
+        data,
+        ours,
+        theirs,
+        documented_message_rejection,
+        |_| false,
+    ) else {
+        return;
     };
     match (ours, &theirs) {
         (
@@ -241,23 +267,15 @@ pub fn check_client(data: &[u8]) {
     let arena = Arena::new();
     let ours = skip_ids().decode_client_message(&arena, data);
     let theirs = Theirs::from_json(data);
-    let (ours, theirs) = match (ours, theirs) {
-        (Ok(ours), Ok(theirs)) => (ours, theirs),
-        (Err(_), Err(_)) => return,
-        (Err(error), Ok(theirs)) => {
-            assert!(
-                documented_message_rejection(data),
-                "quarry rejects ({error}) a client message rust-nostr accepts ({theirs:?}), outside the documented differences"
-            );
-            return;
-        }
-        (Ok(ours), Err(error)) => {
-            assert!(
-                documented_acceptance(data),
-                "quarry accepts a client message ({ours:?}) rust-nostr rejects ({error})"
-            );
-            return;
-        }
+    let Some((ours, theirs)) = both_accept(
+        "a client message",
+        data,
+        ours,
+        theirs,
+        documented_message_rejection,
+        documented_acceptance,
+    ) else {
+        return;
     };
     match (ours, &theirs) {
         (Ours::Event(event), Theirs::Event(e)) | (Ours::Auth(event), Theirs::Auth(e)) => {
