@@ -207,8 +207,10 @@ pub fn check_relay(data: &[u8]) {
 /// event check above classes as a documented difference, a filter's `ids`
 /// or `authors` entry that is not exactly 64 hex digits, or a filter that
 /// repeats a `#x` key (the peer keeps the last list; quarry rejects every
-/// repeated member, as the peer does for the other filter members), or a
-/// COUNT with more than its first filter (the peer skips the rest unread).
+/// repeated member, as the peer does for the other filter members), a
+/// COUNT with more than its first filter (the peer skips the rest unread),
+/// or a COUNT result whose `approximate` or `hll` is of another type or
+/// repeated (the peer reads only `count`).
 fn documented_message_rejection(data: &[u8]) -> bool {
     let items = match serde_json::from_slice::<serde_json::Value>(data) {
         Ok(serde_json::Value::Array(items)) => items,
@@ -230,6 +232,17 @@ fn documented_message_rejection(data: &[u8]) -> bool {
         (Some(serde_json::Value::String(verb)), Some(serde_json::Value::Array(_)))
             if verb == "EVENT" || verb == "AUTH"
     );
+    // A COUNT result: the peer reads only `count`; quarry also reads
+    // NIP-45's `approximate` (a bool) and `hll` (a string), once each.
+    let count_result = items.first().and_then(|v| v.as_str()) == Some("COUNT")
+        && (items
+            .get(2)
+            .and_then(|v| v.as_object())
+            .is_some_and(|result| {
+                result.get("approximate").is_some_and(|v| !v.is_boolean())
+                    || result.get("hll").is_some_and(|v| !v.is_string())
+            })
+            || repeated_key(data, &["approximate", "hll"]));
     // COUNT: the peer skips whatever follows the first filter, quarry
     // reads every filter NIP-45 allows there.
     let count_tail = items.len() > 3 && items.first().and_then(|v| v.as_str()) == Some("COUNT");
@@ -254,6 +267,7 @@ fn documented_message_rejection(data: &[u8]) -> bool {
     });
     bad_sub_id
         || positional
+        || count_result
         || count_tail
         || bad_event
         || bad_filter_hex
@@ -396,9 +410,32 @@ fn same_filter(ours: quarry_nostr::Filter<'_>, theirs: &nostr::filter::Filter) {
     assert_eq!(ours_tags, theirs_tags, "tag conditions");
 }
 
-/// Whether an object among the message's items repeats a `#x` key, read
-/// with serde (which keeps repeated keys where a `Value` would not).
+/// Whether an object among the message's items repeats a `#x` key.
 fn repeated_tag_condition(data: &[u8]) -> bool {
+    objects_keys(data).iter().any(|keys| {
+        let tags: Vec<&String> = keys
+            .iter()
+            .filter(|k| k.len() == 2 && k.starts_with('#'))
+            .collect();
+        tags.iter()
+            .enumerate()
+            .any(|(i, k)| tags.get(..i).is_some_and(|before| before.contains(k)))
+    })
+}
+
+/// Whether an object among the message's items repeats one of `names`.
+fn repeated_key(data: &[u8], names: &[&str]) -> bool {
+    objects_keys(data).iter().any(|keys| {
+        names
+            .iter()
+            .any(|name| keys.iter().filter(|k| k.as_str() == *name).count() > 1)
+    })
+}
+
+/// The keys of each object among the message's items, in order, read with
+/// serde (which keeps repeated keys where a `Value` would not); nothing when
+/// the input is not an array.
+fn objects_keys(data: &[u8]) -> Vec<Vec<String>> {
     use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
     /// The keys of an object, in order; nothing for other values.
@@ -447,18 +484,9 @@ fn repeated_tag_condition(data: &[u8]) -> bool {
         }
     }
 
-    let Ok(items) = serde_json::from_slice::<Vec<Keys>>(data) else {
-        return false;
-    };
-    items.iter().any(|Keys(keys)| {
-        let tags: Vec<&String> = keys
-            .iter()
-            .filter(|k| k.len() == 2 && k.starts_with('#'))
-            .collect();
-        tags.iter()
-            .enumerate()
-            .any(|(i, k)| tags.get(..i).is_some_and(|before| before.contains(k)))
-    })
+    serde_json::from_slice::<Vec<Keys>>(data)
+        .map(|items| items.into_iter().map(|Keys(keys)| keys).collect())
+        .unwrap_or_default()
 }
 
 /// A client message quarry accepts and rust-nostr rejects, as docs/nostr.md

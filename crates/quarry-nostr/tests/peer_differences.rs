@@ -78,6 +78,32 @@ fn a_positional_count_result() {
 }
 
 #[test]
+fn a_count_result_with_optional_members_of_other_types() {
+    // NIP-45's `approximate` (a bool) and `hll` (a string): quarry reads
+    // and checks them, the peer reads only `count`.
+    let arena = Arena::new();
+    for input in [
+        r#"["COUNT","s",{"count":42,"approximate":"yes"}]"#,
+        r#"["COUNT","s",{"count":42,"hll":7}]"#,
+        r#"["COUNT","s",{"count":42,"approximate":true,"approximate":false}]"#,
+    ] {
+        assert!(
+            matches!(
+                PeerRelay::from_json(input),
+                Ok(PeerRelay::Count { count: 42, .. })
+            ),
+            "{input}"
+        );
+        assert!(
+            skip_ids()
+                .decode_relay_message(&arena, input.as_bytes())
+                .is_err(),
+            "{input}"
+        );
+    }
+}
+
+#[test]
 fn a_filter_that_repeats_a_tag_condition() {
     // The peer keeps the last list; quarry rejects a repeated member here
     // as both do for `kinds`, `ids` and the rest.
