@@ -5,6 +5,9 @@
 //! encoder from its own decoded form (prost, buffa owned, quarry's view).
 //! Every setup decodes (or encodes) once first so first-touch costs are not
 //! charged to the measured call.
+//!
+//! Without the `buffa` feature (the instruction-count gate's build) the
+//! buffa benches are left out; quarry's and prost's are the same functions.
 
 // The macros generate public modules and functions without docs.
 #![allow(missing_docs)]
@@ -21,8 +24,11 @@ use proto_common as pc;
 fn warm(name: &str) -> &'static Sample {
     let s = pc::sample(name);
     pc::prost(s);
-    pc::buffa_owned(s);
-    pc::buffa_view(s);
+    #[cfg(feature = "buffa")]
+    {
+        pc::buffa_owned(s);
+        pc::buffa_view(s);
+    }
     pc::quarry_fresh(s);
     s
 }
@@ -50,12 +56,14 @@ macro_rules! cases {
 }
 
 cases!(prost, warm, |s: &Sample| pc::prost(s), &'static Sample);
+#[cfg(feature = "buffa")]
 cases!(
     buffa_owned,
     warm,
     |s: &Sample| pc::buffa_owned(s),
     &'static Sample
 );
+#[cfg(feature = "buffa")]
 cases!(
     buffa_view,
     warm,
@@ -85,15 +93,22 @@ fn quarry_reused(input: (Arena, &'static Sample)) -> Arena {
     arena
 }
 
+#[cfg(feature = "buffa")]
 library_benchmark_group!(
     name = proto_decode;
     benchmarks = prost, buffa_owned, buffa_view, quarry_fresh, quarry_reused
+);
+#[cfg(not(feature = "buffa"))]
+library_benchmark_group!(
+    name = proto_decode;
+    benchmarks = prost, quarry_fresh, quarry_reused
 );
 
 /// Sample `name` decoded by each side, each encoder run once first.
 fn warm_encode(name: &str) -> &'static pc::Encodable {
     let e = pc::encodable(pc::sample(name));
     pc::prost_encode(e);
+    #[cfg(feature = "buffa")]
     pc::buffa_encode(e);
     pc::quarry_encode(e);
     e
@@ -105,6 +120,7 @@ cases!(
     |e: &pc::Encodable| pc::prost_encode(e),
     &'static pc::Encodable
 );
+#[cfg(feature = "buffa")]
 cases!(
     buffa_encode,
     warm_encode,
@@ -118,9 +134,15 @@ cases!(
     &'static pc::Encodable
 );
 
+#[cfg(feature = "buffa")]
 library_benchmark_group!(
     name = proto_encode;
     benchmarks = prost_encode, buffa_encode, quarry_encode
+);
+#[cfg(not(feature = "buffa"))]
+library_benchmark_group!(
+    name = proto_encode;
+    benchmarks = prost_encode, quarry_encode
 );
 
 main!(library_benchmark_groups = proto_decode, proto_encode);

@@ -10,7 +10,7 @@ pub mod alloc_count;
 pub mod binsize;
 pub mod gate;
 pub mod outputs;
-#[cfg(feature = "proto")]
+#[cfg(feature = "buffa")]
 pub mod proto;
 pub mod report;
 pub mod wa;

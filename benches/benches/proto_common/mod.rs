@@ -3,20 +3,25 @@
 //! same bytes): prost 0.14, waproto 0.7's buffa types (owned and views), and
 //! quarry's generated views into a fresh or a reused arena. Each function
 //! decodes once, drops the result and returns a number derived from it so
-//! the work cannot be optimised away.
+//! the work cannot be optimised away. The buffa side needs the `buffa`
+//! feature (the instruction-count gate builds without it).
 
 #![allow(dead_code)]
 
 use std::hint::black_box;
 use std::sync::OnceLock;
 
+#[cfg(feature = "buffa")]
 use buffa::Message as _;
+#[cfg(feature = "buffa")]
 use buffa::view::MessageView as _;
 use prost::Message as _;
 use quarry::Arena;
 use quarry_proto_tests::samples::{self, Root, Sample};
 use quarry_proto_tests::{pb, wa};
+#[cfg(feature = "buffa")]
 use waproto::buffa;
+#[cfg(feature = "buffa")]
 use waproto::whatsapp as bw;
 
 /// The samples, built once.
@@ -50,6 +55,7 @@ pub fn prost(s: &Sample) -> usize {
 }
 
 /// buffa (waproto 0.7) into its owned types.
+#[cfg(feature = "buffa")]
 pub fn buffa_owned(s: &Sample) -> usize {
     let b = s.bytes.as_slice();
     match s.root {
@@ -67,6 +73,7 @@ pub fn buffa_owned(s: &Sample) -> usize {
 }
 
 /// buffa (waproto 0.7) into its borrowed views.
+#[cfg(feature = "buffa")]
 pub fn buffa_view(s: &Sample) -> usize {
     let b = s.bytes.as_slice();
     match s.root {
@@ -116,6 +123,7 @@ pub fn quarry_reused(arena: &mut Arena, s: &Sample) -> usize {
 /// the whole process: what the encode benches encode.
 pub struct Encodable {
     prost: Roots<pb::whatsapp::SyncActionData, pb::whatsapp::Message, pb::whatsapp::HistorySync>,
+    #[cfg(feature = "buffa")]
     buffa: Roots<bw::SyncActionData, bw::Message, bw::HistorySync>,
     quarry: Roots<
         wa::SyncActionDataView<'static>,
@@ -141,6 +149,7 @@ impl Encodable {
         match s.root {
             Root::SyncActionData => Self {
                 prost: Roots::SyncActionData(pb::whatsapp::SyncActionData::decode(b).unwrap()),
+                #[cfg(feature = "buffa")]
                 buffa: Roots::SyncActionData(bw::SyncActionData::decode_from_slice(b).unwrap()),
                 quarry: Roots::SyncActionData(
                     wa::SyncActionDataView::decode(arena, input).unwrap(),
@@ -148,11 +157,13 @@ impl Encodable {
             },
             Root::Message => Self {
                 prost: Roots::Message(pb::whatsapp::Message::decode(b).unwrap()),
+                #[cfg(feature = "buffa")]
                 buffa: Roots::Message(bw::Message::decode_from_slice(b).unwrap()),
                 quarry: Roots::Message(wa::MessageView::decode(arena, input).unwrap()),
             },
             Root::HistorySync => Self {
                 prost: Roots::HistorySync(pb::whatsapp::HistorySync::decode(b).unwrap()),
+                #[cfg(feature = "buffa")]
                 buffa: Roots::HistorySync(bw::HistorySync::decode_from_slice(b).unwrap()),
                 quarry: Roots::HistorySync(wa::HistorySyncView::decode(arena, input).unwrap()),
             },
@@ -188,6 +199,7 @@ pub fn prost_encode(e: &Encodable) -> usize {
 }
 
 /// buffa (waproto 0.7): `encode_to_vec` of its owned message, plus drop.
+#[cfg(feature = "buffa")]
 pub fn buffa_encode(e: &Encodable) -> usize {
     consume(match &e.buffa {
         Roots::SyncActionData(m) => buffa::Message::encode_to_vec(m),
