@@ -205,7 +205,9 @@ fn print_one(
     }
     let msg = opts.decoder.decode_message(arena, line)?;
     if opts.json {
-        msg.write_json_with(out, &mut extra);
+        // Filter lists as sets, the JSON rust-nostr writes for the same
+        // message (NIP-01 gives them set meaning).
+        msg.write_json_as(out, quarry_nostr::FilterLists::Sets, Some(&mut extra));
     } else if let Some(event) = msg.event() {
         let verb = match msg {
             quarry_nostr::Message::Relay(quarry_nostr::RelayMessage::Event { sub_id, .. }) => {

@@ -83,6 +83,38 @@ fn json_lines_with_errors_in_between() {
     );
 }
 
+/// `--json` writes filter lists as the sets NIP-01 makes them, in the form
+/// rust-nostr's `as_json()` has: each list sorted and without repeats,
+/// members in its order (`search` before `since`/`until`/`limit`, the `#x`
+/// lists last, by letter with `a` before `A`). The plain output keeps the
+/// lists as they came.
+#[test]
+fn json_writes_filter_lists_as_sets() {
+    let input = concat!(
+        r##"["REQ","q",{"limit":5,"#t":["b","a","b"],"kinds":[7,1,7],"#E":["x"],"#e":["y"],"search":"s"}]"##,
+        "\n",
+        r##"["COUNT","c",{"authors":["bb00000000000000000000000000000000000000000000000000000000000000","aa00000000000000000000000000000000000000000000000000000000000000"]}]"##,
+        "\n",
+    );
+    let out = quarry(&["nostr", "decode", "--json", "-"], input);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        lines(&out.stdout),
+        vec![
+            r##"["REQ","q",{"kinds":[1,7],"search":"s","limit":5,"#e":["y"],"#E":["x"],"#t":["a","b"]}]"##,
+            r##"["COUNT","c",{"authors":["aa00000000000000000000000000000000000000000000000000000000000000","bb00000000000000000000000000000000000000000000000000000000000000"]}]"##,
+        ]
+    );
+    let plain = quarry(&["nostr", "decode", "-"], input);
+    assert_eq!(plain.status.code(), Some(0));
+    assert_eq!(
+        lines(&plain.stdout).first().map(String::as_str),
+        Some(
+            r##"["REQ","q",{"kinds":[7,1,7],"#t":["b","a","b"],"#E":["x"],"#e":["y"],"limit":5,"search":"s"}]"##
+        )
+    );
+}
+
 #[test]
 fn bare_events_signatures_and_unchecked_ids() {
     let (good, forged) = events();

@@ -3,7 +3,7 @@
 
 use crate::canonical::{self, CanonParts, Sink, put_string, put_tags, put_u64};
 use crate::event::Event;
-use crate::filter::Filters;
+use crate::filter::{FilterLists, Filters};
 use crate::hex;
 use crate::message::{ClientMessage, Message, RelayMessage};
 use crate::options::ControlChars;
@@ -168,10 +168,10 @@ impl<'a> Event<'a> {
     }
 }
 
-fn put_filters(out: &mut Vec<u8>, filters: Filters<'_>) {
+fn put_filters(out: &mut Vec<u8>, filters: Filters<'_>, lists: FilterLists) {
     for f in filters.iter() {
         out.put(b",");
-        f.put_json(out);
+        f.put_json(out, lists);
     }
 }
 
@@ -311,16 +311,35 @@ impl ClientMessage<'_> {
     /// # Ok::<(), quarry::DecodeError>(())
     /// ```
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        self.put_json(out, None);
+        self.write_json_as(out, FilterLists::AsReceived, None);
     }
 
     /// [`write_json`](Self::write_json) with extra members in the event
     /// object.
     pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
-        self.put_json(out, Some(extra));
+        self.write_json_as(out, FilterLists::AsReceived, Some(extra));
     }
 
-    fn put_json(&self, out: &mut Vec<u8>, mut extra: Option<EventExtra<'_>>) {
+    /// [`write_json`](Self::write_json) with the filters' lists written as
+    /// `lists` says, and extra members in the event object when `extra` is
+    /// given.
+    ///
+    /// ```
+    /// use quarry_nostr::FilterLists;
+    /// let arena = quarry::Arena::new();
+    /// let json = br##"["REQ","s",{"#t":["b","a","b"],"limit":5,"kinds":[7,1]}]"##;
+    /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
+    /// let mut out = Vec::new();
+    /// msg.write_json_as(&mut out, FilterLists::Sets, None);
+    /// assert_eq!(out, br##"["REQ","s",{"kinds":[1,7],"limit":5,"#t":["a","b"]}]"##);
+    /// # Ok::<(), quarry::DecodeError>(())
+    /// ```
+    pub fn write_json_as(
+        &self,
+        out: &mut Vec<u8>,
+        lists: FilterLists,
+        mut extra: Option<EventExtra<'_>>,
+    ) {
         match *self {
             Self::Event(event) => {
                 put_event_message(out, b"[\"EVENT\"", None, event, &mut extra);
@@ -331,12 +350,12 @@ impl ClientMessage<'_> {
             Self::Req { sub_id, filters } => {
                 out.put(b"[\"REQ\"");
                 put_str_elem(out, sub_id);
-                put_filters(out, filters);
+                put_filters(out, filters, lists);
             }
             Self::Count { sub_id, filters } => {
                 out.put(b"[\"COUNT\"");
                 put_str_elem(out, sub_id);
-                put_filters(out, filters);
+                put_filters(out, filters, lists);
             }
             Self::Close { sub_id } => {
                 out.put(b"[\"CLOSE\"");
@@ -349,7 +368,7 @@ impl ClientMessage<'_> {
             } => {
                 out.put(b"[\"NEG-OPEN\"");
                 put_str_elem(out, sub_id);
-                put_filters(out, filter);
+                put_filters(out, filter, lists);
                 put_str_elem(out, message);
             }
             Self::NegMsg { sub_id, message } => {
@@ -381,6 +400,23 @@ impl Message<'_> {
         match self {
             Self::Relay(m) => m.write_json_with(out, extra),
             Self::Client(m) => m.write_json_with(out, extra),
+        }
+    }
+
+    /// [`write_json`](Self::write_json) with a client message's filter
+    /// lists written as `lists` says (see
+    /// [`ClientMessage::write_json_as`]), and extra members in the event
+    /// object when `extra` is given.
+    pub fn write_json_as(
+        &self,
+        out: &mut Vec<u8>,
+        lists: FilterLists,
+        extra: Option<EventExtra<'_>>,
+    ) {
+        match (self, extra) {
+            (Self::Relay(m), Some(extra)) => m.write_json_with(out, extra),
+            (Self::Relay(m), None) => m.write_json(out),
+            (Self::Client(m), extra) => m.write_json_as(out, lists, extra),
         }
     }
 }

@@ -206,52 +206,51 @@ impl<'a> Filter<'a> {
         })
     }
 
-    /// Write the filter as a compact JSON object.
-    pub(crate) fn put_json<S: Sink>(self, out: &mut S) {
+    /// Write the filter as a compact JSON object, its lists as `lists`
+    /// says.
+    pub(crate) fn put_json<S: Sink>(self, out: &mut S, lists: FilterLists) {
         let mut sep = Sep::default();
-        let keys = |out: &mut S, sep: &mut Sep, name: &[u8], list: &[[u8; 32]]| {
-            sep.next(out);
-            out.put(name);
-            out.put(b":[");
-            for (i, k) in list.iter().enumerate() {
-                if i > 0 {
-                    out.put(b",");
-                }
-                let h: [u8; 64] = hex::encode(k);
-                out.put(b"\"");
-                out.put(&h);
-                out.put(b"\"");
-            }
-            out.put(b"]");
-        };
         out.put(b"{");
-        if let Some(ids) = self.ids() {
-            keys(out, &mut sep, b"\"ids\"", ids);
-        }
-        if let Some(authors) = self.authors() {
-            keys(out, &mut sep, b"\"authors\"", authors);
-        }
-        if let Some(kinds) = self.kinds() {
-            sep.next(out);
-            out.put(b"\"kinds\":[");
-            for (i, k) in kinds.iter().enumerate() {
-                if i > 0 {
-                    out.put(b",");
+        match lists {
+            FilterLists::AsReceived => {
+                put_keys(out, &mut sep, b"\"ids\"", self.ids());
+                put_keys(out, &mut sep, b"\"authors\"", self.authors());
+                put_kinds(out, &mut sep, self.kinds());
+                for (letter, values) in self.tag_lists() {
+                    put_values(out, &mut sep, letter, values);
                 }
-                put_u64(out, u64::from(*k));
+                self.put_scalars(out, &mut sep, false);
             }
-            out.put(b"]");
-        }
-        for (letter, values) in self.tag_lists() {
-            sep.next(out);
-            out.put(&[b'"', b'#', letter, b'"', b':', b'[']);
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    out.put(b",");
+            FilterLists::Sets => {
+                // rust-nostr's member order: its struct's fields, then the
+                // `#x` lists flattened after them, by letter.
+                put_keys(out, &mut sep, b"\"ids\"", self.ids().map(set_of).as_deref());
+                let authors = self.authors().map(set_of);
+                put_keys(out, &mut sep, b"\"authors\"", authors.as_deref());
+                put_kinds(out, &mut sep, self.kinds().map(set_of).as_deref());
+                self.put_scalars(out, &mut sep, true);
+                let mut tag_lists: Vec<(u8, &[&str])> = self.tag_lists().collect();
+                tag_lists.sort_unstable_by_key(|&(letter, _)| letter_order(letter));
+                for (letter, values) in tag_lists {
+                    put_values(out, &mut sep, letter, &set_of(values));
                 }
-                put_string(out, v, ControlChars::Escape);
             }
-            out.put(b"]");
+        }
+        out.put(b"}");
+    }
+
+    /// `since`, `until`, `limit` and `search`; `search` first when
+    /// `search_first` (rust-nostr's order), last otherwise (quarry's).
+    fn put_scalars<S: Sink>(self, out: &mut S, sep: &mut Sep, search_first: bool) {
+        let search = |out: &mut S, sep: &mut Sep| {
+            if let Some(s) = self.search() {
+                sep.next(out);
+                out.put(b"\"search\":");
+                put_string(out, s, ControlChars::Escape);
+            }
+        };
+        if search_first {
+            search(out, sep);
         }
         for (name, v) in [
             (&b"\"since\":"[..], self.since()),
@@ -264,13 +263,88 @@ impl<'a> Filter<'a> {
                 put_u64(out, v);
             }
         }
-        if let Some(s) = self.search() {
-            sep.next(out);
-            out.put(b"\"search\":");
-            put_string(out, s, ControlChars::Escape);
+        if !search_first {
+            search(out, sep);
         }
-        out.put(b"}");
     }
+}
+
+/// How a filter's lists (`ids`, `authors`, `kinds`, each `#x`) are
+/// written back to JSON.
+///
+/// NIP-01 gives them the meaning of sets (a filter asks for any of the
+/// values), so both forms describe the same filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FilterLists {
+    /// As they came: input order, repeats kept. The members in quarry's
+    /// order (`ids`, `authors`, `kinds`, the `#x` lists as they came,
+    /// `since`, `until`, `limit`, `search`). A filter rust-nostr wrote
+    /// comes out as it was.
+    #[default]
+    AsReceived,
+    /// As sets, the form rust-nostr's `as_json()` writes: each list
+    /// sorted (ids and keys by their bytes, kinds by number, tag values by
+    /// their UTF-8 bytes) with repeats dropped, and the members in
+    /// rust-nostr's order (`ids`, `authors`, `kinds`, `search`, `since`,
+    /// `until`, `limit`, then the `#x` lists by letter, `a` < `A` < `b`).
+    /// Sorting allocates a temporary vector per list.
+    Sets,
+}
+
+/// The values of `list`, sorted, each once.
+fn set_of<T: Ord + Copy>(list: &[T]) -> Vec<T> {
+    let mut set = list.to_vec();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// rust-nostr's order of single-letter tags: by letter regardless of case,
+/// the lower-case one first.
+fn letter_order(letter: u8) -> (u8, bool) {
+    (letter.to_ascii_lowercase(), letter.is_ascii_uppercase())
+}
+
+fn put_keys<S: Sink>(out: &mut S, sep: &mut Sep, name: &[u8], list: Option<&[[u8; 32]]>) {
+    let Some(list) = list else { return };
+    sep.next(out);
+    out.put(name);
+    out.put(b":[");
+    for (i, k) in list.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        let h: [u8; 64] = hex::encode(k);
+        out.put(b"\"");
+        out.put(&h);
+        out.put(b"\"");
+    }
+    out.put(b"]");
+}
+
+fn put_kinds<S: Sink>(out: &mut S, sep: &mut Sep, kinds: Option<&[u16]>) {
+    let Some(kinds) = kinds else { return };
+    sep.next(out);
+    out.put(b"\"kinds\":[");
+    for (i, k) in kinds.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        put_u64(out, u64::from(*k));
+    }
+    out.put(b"]");
+}
+
+fn put_values<S: Sink>(out: &mut S, sep: &mut Sep, letter: u8, values: &[&str]) {
+    sep.next(out);
+    out.put(&[b'"', b'#', letter, b'"', b':', b'[']);
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.put(b",");
+        }
+        put_string(out, v, ControlChars::Escape);
+    }
+    out.put(b"]");
 }
 
 #[derive(Default)]
@@ -288,7 +362,7 @@ impl Sep {
 impl fmt::Debug for Filter<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = Vec::new();
-        self.put_json(&mut out);
+        self.put_json(&mut out, FilterLists::AsReceived);
         f.write_str(&String::from_utf8_lossy(&out))
     }
 }

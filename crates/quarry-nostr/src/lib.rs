@@ -48,7 +48,7 @@ pub use decode::{
 };
 pub use encode::{EventExtra, write_json_string};
 pub use event::{Event, Tag, TagIter, Tags, TagsIter};
-pub use filter::{Filter, Filters};
+pub use filter::{Filter, FilterLists, Filters};
 pub use message::{
     ClientMessage, Message, RelayMessage, decode_client_message, decode_message,
     decode_relay_message,
