@@ -199,6 +199,23 @@ pub fn check_relay(data: &[u8]) {
         }
         (ours, theirs) => panic!("different messages: {ours:?} and {theirs:?}"),
     }
+    // The JSON both write is the same, byte for byte, except for a COUNT
+    // result's `approximate` and `hll`, which the peer drops.
+    if !matches!(
+        ours,
+        Ours::Count {
+            approximate: Some(_),
+            ..
+        } | Ours::Count { hll: Some(_), .. }
+    ) {
+        let mut out = Vec::new();
+        ours.write_json(&mut out);
+        assert_eq!(
+            String::from_utf8(out).expect("quarry writes UTF-8"),
+            theirs.as_json(),
+            "the JSON of the message"
+        );
+    }
 }
 
 /// A message quarry rejects on purpose where rust-nostr accepts it: a
@@ -307,6 +324,7 @@ pub fn check_client(data: &[u8]) {
             for (a, b) in filters.iter().zip(f) {
                 same_filter(a, b);
             }
+            same_json_as_sets(ours, &theirs);
         }
         (
             Ours::Count { sub_id, filters },
@@ -319,6 +337,9 @@ pub fn check_client(data: &[u8]) {
             // (docs/nostr.md); NIP-45 allows several.
             assert_eq!(sub_id, subscription_id.as_str());
             same_filter(filters.iter().next().expect("one filter"), filter);
+            if filters.len() == 1 {
+                same_json_as_sets(ours, &theirs);
+            }
         }
         (Ours::Close { sub_id }, Theirs::Close(id))
         | (
@@ -358,6 +379,21 @@ pub fn check_client(data: &[u8]) {
         }
         (ours, theirs) => panic!("different messages: {ours:?} and {theirs:?}"),
     }
+}
+
+/// quarry's JSON with its filter lists as sets (what `quarry nostr decode
+/// --json` prints) is, byte for byte, the peer's `as_json()`.
+fn same_json_as_sets(
+    ours: quarry_nostr::ClientMessage<'_>,
+    theirs: &nostr::message::ClientMessage,
+) {
+    let mut out = Vec::new();
+    ours.write_json_as(&mut out, quarry_nostr::FilterLists::Sets, None);
+    assert_eq!(
+        String::from_utf8(out).expect("quarry writes UTF-8"),
+        theirs.as_json(),
+        "the JSON of the message"
+    );
 }
 
 /// The same conditions, compared as sets (the peer keeps sets).
