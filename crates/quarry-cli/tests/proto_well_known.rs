@@ -326,6 +326,11 @@ fn what_json_cannot_carry_exits_2() {
             time(-62_135_596_801, 0),
             "minimum acceptable time value",
         ),
+        // Nanos outside 0..=999,999,999 (protobuf's C++ printer checks
+        // them after the seconds).
+        ("time", time(7, -1), "nanos must be in range"),
+        ("time", time(0, 1_000_000_000), "nanos must be in range"),
+        ("time", time(0, i32::MAX), "nanos must be in range"),
         ("span", span(1, -1), "signs do not match"),
         ("span", span(315_576_000_001, 0), "duration out of range"),
         ("span", span(0, 1_000_000_000), "duration out of range"),
@@ -341,6 +346,21 @@ fn what_json_cannot_carry_exits_2() {
                 &desc,
                 "mask",
                 &[("paths", Value::List(vec![Value::String("Foo".into())]))],
+            )),
+            "unexpected character",
+        ),
+        (
+            // C++ takes only `a`-`z`, `0`-`9`, `.` and single `_`s in a path;
+            // protobuf's Python printer would print these control
+            // characters.
+            "mask",
+            Value::Message(sub(
+                &desc,
+                "mask",
+                &[(
+                    "paths",
+                    Value::List(vec![Value::String("a\u{8}\u{1}".into())]),
+                )],
             )),
             "unexpected character",
         ),

@@ -20,9 +20,11 @@
 //! a list element or a map value), and `Any` as an object with `"@type"`
 //! and the packed message's fields (or `"value"` when the packed message is
 //! itself well-known). The packed message is decoded here, so its type must
-//! be in the schema. Where protobuf's printer refuses (a timestamp past
-//! year 9999, a duration's signs disagreeing, `NaN` in a `Value`, an `Any`
-//! without a type URL, …) this one returns a [`JsonError`] too.
+//! be in the schema. Where protobuf's C++ printer refuses (a timestamp past
+//! year 9999 or with `nanos` outside 0 to 999,999,999, a duration's signs
+//! disagreeing, `NaN` in a `Value`, a `FieldMask` path with upper case or
+//! a control character, an `Any` without a type URL, …) this one returns a
+//! [`JsonError`] too.
 //!
 //! Nesting recurses once per message level, at most [`MAX_JSON_DEPTH`]
 //! levels (the packed messages of `Any` included).

@@ -170,6 +170,12 @@ impl Printer<'_> {
                 "maximum acceptable time value is 9999-12-31T23:59:59Z",
             ));
         }
+        if !(0..=999_999_999).contains(&nanos) {
+            return Err(refuse(
+                TIMESTAMP,
+                "nanos must be in range [0, +999,999,999]",
+            ));
+        }
         let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
         let (year, month, day) = civil_from_days(days);
         let _ = write!(
