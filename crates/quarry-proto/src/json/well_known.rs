@@ -296,8 +296,9 @@ impl Printer<'_> {
                 return Ok(());
             }
             (true, false) => return Err(refuse(ANY, "broken Any: missing type URL")),
-            (false, true) => return Err(refuse(ANY, "broken Any: missing value")),
-            (false, false) => {}
+            // No value is how an empty message packs: it prints as one, as
+            // protobuf's C++ and Python printers print it.
+            (false, _) => {}
         }
         let name = url.rsplit_once('/').map_or(url, |(_, name)| name);
         let schema = message.schema;
@@ -327,7 +328,13 @@ impl Printer<'_> {
         write_str(self.out, url);
         if classify(name).is_some() {
             self.out.push_str(",\"value\":");
+            let before = self.out.len();
             self.message(packed, inner)?;
+            if self.out.len() == before {
+                // An empty `Value` writes nothing; under "value" it has to
+                // be something (Python writes null; C++ stops on a check).
+                self.out.push_str("null");
+            }
         } else {
             let mut first = false;
             self.fields(packed, inner, &mut first)?;
