@@ -446,7 +446,7 @@ def cpp_refuses_field_mask(message):
             continue
         if field.message_type.GetOptions().map_entry:
             values = value.values() if field.message_type.fields_by_name["value"].message_type else []
-        elif field.label == field.LABEL_REPEATED:
+        elif field.is_repeated:
             values = value
         else:
             values = [value]
