@@ -476,3 +476,35 @@ fn any_chains_are_printed_to_a_bounded_depth() {
         );
     }
 }
+
+/// A well-known type at the root prints its own form; a
+/// `google.protobuf.Value` that holds nothing prints `null` there (as
+/// protobuf's Python printer; C++ prints nothing, which is not JSON).
+#[test]
+fn well_known_roots_print_their_form() {
+    let proto = schema_path();
+    let root = |type_name: &str, bytes: &[u8]| {
+        let args = [
+            "proto",
+            "decode",
+            "--json",
+            "--proto",
+            proto.to_str().expect("UTF-8 path"),
+            "--type",
+            type_name,
+            "-",
+        ];
+        common::success(&quarry(&args, bytes)).trim_end().to_owned()
+    };
+    assert_eq!(root("google.protobuf.Value", &[]), "null");
+    // Only an unknown field (7): still no kind.
+    assert_eq!(root("google.protobuf.Value", &[0x38, 0x01]), "null");
+    // bool_value (4) = true.
+    assert_eq!(root("google.protobuf.Value", &[0x20, 0x01]), "true");
+    assert_eq!(
+        root("google.protobuf.Timestamp", &[]),
+        r#""1970-01-01T00:00:00Z""#
+    );
+    assert_eq!(root("google.protobuf.Struct", &[]), "{}");
+    assert_eq!(root("google.protobuf.Int64Value", &[]), r#""0""#);
+}

@@ -109,7 +109,7 @@ pub fn to_json(message: MessageRef, record: Record<'_>) -> Result<String, JsonEr
 /// Append the JSON of `record` as a `message` to `out`. On error, `out`
 /// holds what was written before it.
 pub fn write_json(out: &mut String, message: MessageRef, record: Record<'_>) -> Written {
-    Printer { out, depth: 0 }.message(message, record)
+    Printer { out, depth: 0 }.message_or_null(message, record)
 }
 
 /// The output and how deep the message being printed is.
@@ -133,6 +133,20 @@ impl Printer<'_> {
         };
         self.depth -= 1;
         written
+    }
+
+    /// [`message`](Self::message) where a value must stand (the root,
+    /// an `Any`'s `"value"`): a `google.protobuf.Value` that holds nothing
+    /// writes nothing, so `null` stands in for it, as protobuf's Python
+    /// printer writes it (C++ writes nothing at the root and stops on a
+    /// check under an `Any`).
+    fn message_or_null(&mut self, message: MessageRef, record: Record<'_>) -> Written {
+        let before = self.out.len();
+        self.message(message, record)?;
+        if self.out.len() == before {
+            self.out.push_str("null");
+        }
+        Ok(())
     }
 
     /// `{` the fields `}`.

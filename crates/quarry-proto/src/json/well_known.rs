@@ -328,13 +328,7 @@ impl Printer<'_> {
         write_str(self.out, url);
         if classify(name).is_some() {
             self.out.push_str(",\"value\":");
-            let before = self.out.len();
-            self.message(packed, inner)?;
-            if self.out.len() == before {
-                // An empty `Value` writes nothing; under "value" it has to
-                // be something (Python writes null; C++ stops on a check).
-                self.out.push_str("null");
-            }
+            self.message_or_null(packed, inner)?;
         } else {
             let mut first = false;
             self.fields(packed, inner, &mut first)?;
