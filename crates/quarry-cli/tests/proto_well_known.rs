@@ -395,6 +395,24 @@ fn what_json_cannot_carry_exits_2() {
             any(&[("value", Value::Bytes(vec![8, 1].into()))]),
             "missing type URL",
         ),
+        // C++'s rule for the URL: a host, a `/`, the type's full name
+        // (Python's printer would take these two).
+        (
+            "any",
+            any(&[
+                ("type_url", Value::String("quarry.wkt.Inner".into())),
+                ("value", Value::Bytes(vec![8, 1].into())),
+            ]),
+            "nonempty host",
+        ),
+        (
+            "any",
+            any(&[
+                ("type_url", Value::String("/quarry.wkt.Inner".into())),
+                ("value", Value::Bytes(vec![8, 1].into())),
+            ]),
+            "nonempty host",
+        ),
         (
             "any",
             any(&[

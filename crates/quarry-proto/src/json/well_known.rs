@@ -300,7 +300,14 @@ impl Printer<'_> {
             // protobuf's C++ and Python printers print it.
             (false, _) => {}
         }
-        let name = url.rsplit_once('/').map_or(url, |(_, name)| name);
+        // As protobuf's C++ printer: a host, a `/`, then the type's full
+        // name (Python's printer takes whatever follows the last `/`).
+        let Some((_, name)) = url.rsplit_once('/').filter(|(host, _)| !host.is_empty()) else {
+            return Err(refuse(
+                ANY,
+                "@type must contain at least one / and a nonempty host",
+            ));
+        };
         let schema = message.schema;
         let Some(index) = schema.messages.iter().position(|m| m.full_name == name) else {
             return Err(JsonError::UnknownAnyType {
