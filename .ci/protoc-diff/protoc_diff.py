@@ -31,9 +31,8 @@ unknown entry from its last key and value, quarry keeps its bytes).
 Where protobuf's C++ and Python JSON printers part, quarry follows C++ and
 the differences are counted, not failed: an Any type URL without a `/`
 past its first byte (C++ refuses it), and a FieldMask path that one of the
-two refuses
-(C++ takes only `a`-`z`, `0`-`9`, `.` and single `_`s; Python refuses upper
-case and a `_` not followed by a lower-case letter).
+two refuses (C++ takes only `a`-`z`, `0`-`9`, `.` and single `_`s; Python
+refuses upper case and a `_` not followed by a lower-case letter).
 
 Usage: protoc_diff.py QUARRY_BINARY [MESSAGES_PER_TYPE]
 """
@@ -516,8 +515,6 @@ def check(quarry, work, case):
         parse = lambda s: json.loads(s, parse_float=str, parse_int=str)
         if ours_json.returncode != 0:
             why = ours_json.stderr.decode().strip()
-            # C++ refuses an Any with a type URL and no value; Python prints
-            # the packed message empty. quarry follows C++.
             if "unexpected character in FieldMask" in why and cpp_refuses_field_mask(parsed):
                 # A path C++ refuses and Python prints.
                 if not found:
