@@ -41,6 +41,12 @@ fn message(desc: &MessageDescriptor, fields: &[(&str, Value)]) -> DynamicMessage
 
 /// `quarry proto decode --json` of `bytes` as a `Known`.
 fn decode_known(bytes: &[u8]) -> std::process::Output {
+    decode_as("quarry.wkt.Known", bytes)
+}
+
+/// `quarry proto decode --json` of `bytes` as `type_name`, with the test
+/// schema (which imports the well-known types).
+fn decode_as(type_name: &str, bytes: &[u8]) -> std::process::Output {
     let proto = schema_path();
     let args = [
         "proto",
@@ -49,7 +55,7 @@ fn decode_known(bytes: &[u8]) -> std::process::Output {
         "--proto",
         proto.to_str().expect("UTF-8 path"),
         "--type",
-        "quarry.wkt.Known",
+        type_name,
         "-",
     ];
     quarry(&args, bytes)
@@ -341,6 +347,13 @@ fn any_prints_the_packed_message_with_its_type() {
 fn what_json_cannot_carry_exits_2() {
     let desc = known();
     let any = |fields: &[(&str, Value)]| Value::Message(sub(&desc, "any", fields));
+    // An `Any` of `url` holding field 1 = 1.
+    let packed = |url: &str| {
+        any(&[
+            ("type_url", Value::String(url.into())),
+            ("value", Value::Bytes(vec![8, 1].into())),
+        ])
+    };
     let cases: Vec<(&str, Value, &str)> = vec![
         (
             "time",
@@ -397,30 +410,9 @@ fn what_json_cannot_carry_exits_2() {
         ),
         // C++'s rule for the URL: a host, a `/`, the type's full name
         // (Python's printer would take these two).
-        (
-            "any",
-            any(&[
-                ("type_url", Value::String("quarry.wkt.Inner".into())),
-                ("value", Value::Bytes(vec![8, 1].into())),
-            ]),
-            "nonempty host",
-        ),
-        (
-            "any",
-            any(&[
-                ("type_url", Value::String("/quarry.wkt.Inner".into())),
-                ("value", Value::Bytes(vec![8, 1].into())),
-            ]),
-            "nonempty host",
-        ),
-        (
-            "any",
-            any(&[
-                ("type_url", Value::String("x/quarry.wkt.Nope".into())),
-                ("value", Value::Bytes(vec![8, 1].into())),
-            ]),
-            "not in the schema",
-        ),
+        ("any", packed("quarry.wkt.Inner"), "nonempty host"),
+        ("any", packed("/quarry.wkt.Inner"), "nonempty host"),
+        ("any", packed("x/quarry.wkt.Nope"), "not in the schema"),
         (
             "any",
             any(&[
@@ -500,19 +492,10 @@ fn any_chains_are_printed_to_a_bounded_depth() {
 /// protobuf's Python printer; C++ prints nothing, which is not JSON).
 #[test]
 fn well_known_roots_print_their_form() {
-    let proto = schema_path();
     let root = |type_name: &str, bytes: &[u8]| {
-        let args = [
-            "proto",
-            "decode",
-            "--json",
-            "--proto",
-            proto.to_str().expect("UTF-8 path"),
-            "--type",
-            type_name,
-            "-",
-        ];
-        common::success(&quarry(&args, bytes)).trim_end().to_owned()
+        common::success(&decode_as(type_name, bytes))
+            .trim_end()
+            .to_owned()
     };
     assert_eq!(root("google.protobuf.Value", &[]), "null");
     // Only an unknown field (7): still no kind.
