@@ -872,6 +872,10 @@ fn prost_conversion(
                 let ev = format_ident!("{}View", names.msg[f.sub as usize]);
                 if vf.kind == Kind::Enum {
                     quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::from_record(rec); let k = e.key(); (#k, #v) }).collect())
+                } else if k.to_string() == "k" && v.to_string() == "v" {
+                    // Scalar keys and values are prost's own types: a
+                    // `map` of the pair to itself is clippy's `map_identity`.
+                    quote!(self.#g().collect())
                 } else {
                     quote!(self.#g().map(|(k, v)| (#k, #v)).collect())
                 }
