@@ -83,6 +83,8 @@ SCHEMAS = [
     (TEST_PROTO, "test3.proto", ["quarry.test3.All3"]),
     (None, "whatsapp.proto", ["whatsapp.Message", "whatsapp.SyncActionData", "whatsapp.HistorySync"]),
     (CLI_DATA, "wkt.proto", ["quarry.wkt.Known"]),
+    (TEST_PROTO, "odd2.proto", ["quarry.odd2.Odd", "quarry.odd2.Maps"]),
+    (TEST_PROTO, "odd3.proto", ["quarry.odd3.Odd", "quarry.odd3.Maps"]),
 ]
 
 # ---------------------------------------------------------------- values
@@ -176,22 +178,34 @@ class Gen:
                     elif depth > 0:
                         self.fill(entries[k], depth - 1, p * 0.6)
                 continue
-            if f.is_repeated:
-                values = getattr(m, f.name)
-                for _ in range(r.randint(0, 4)):
-                    if f.message_type is None:
-                        values.append(self.scalar(f))
-                    elif depth > 0:
-                        self.fill(values.add(), depth - 1, p * 0.6)
-                continue
-            if f.message_type is not None:
-                # A required message is set even past the depth (its own
-                # fields then only as required).
-                if depth > 0 or f.is_required:
-                    sub = getattr(m, f.name)
-                    self.fill(sub, depth - 1, p * 0.6 if depth > 0 else 0.0)
-                    sub.SetInParent()
-                continue
+            self.fill_field(m, f, depth, p)
+        if m.DESCRIPTOR.is_extendable:
+            for f in m.DESCRIPTOR.file.pool.FindAllExtensions(m.DESCRIPTOR):
+                if r.random() <= p:
+                    self.fill_field(m, f, depth, p)
+
+    def fill_field(self, m, f, depth, p):
+        """Set field or extension `f` of `m`: a random value, list or
+        message."""
+        r = self.r
+        get = (lambda: m.Extensions[f]) if f.is_extension else (lambda: getattr(m, f.name))
+        if f.is_repeated:
+            values = get()
+            for _ in range(r.randint(0, 4)):
+                if f.message_type is None:
+                    values.append(self.scalar(f))
+                elif depth > 0:
+                    self.fill(values.add(), depth - 1, p * 0.6)
+        elif f.message_type is not None:
+            # A required message is set even past the depth (its own
+            # fields then only as required).
+            if depth > 0 or f.is_required:
+                sub = get()
+                self.fill(sub, depth - 1, p * 0.6 if depth > 0 else 0.0)
+                sub.SetInParent()
+        elif f.is_extension:
+            m.Extensions[f] = self.scalar(f)
+        else:
             setattr(m, f.name, self.scalar(f))
 
 

@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use prost_reflect::{
-    Cardinality, DescriptorPool, EnumDescriptor, ExtensionDescriptor, FieldDescriptor,
-    Kind as RKind, MessageDescriptor, Syntax, Value,
+    Cardinality, DescriptorPool, EnumDescriptor, EnumValueDescriptor, ExtensionDescriptor,
+    FieldDescriptor, Kind as RKind, MessageDescriptor, Syntax, Value,
 };
 use quarry_proto::{Kind, Label};
 
@@ -245,10 +245,7 @@ impl Model {
                 package: e.package_name().to_string(),
                 local_path: local_path(e.full_name(), e.package_name()),
                 closed: e.parent_file().syntax() == Syntax::Proto2,
-                declared: e
-                    .values()
-                    .map(|v| (v.name().to_string(), v.number(), comments(file, v.path())))
-                    .collect(),
+                declared: declared_values(e, file),
                 doc: comments(file, e.path()),
             });
         }
@@ -261,6 +258,22 @@ impl Model {
         }
         model
     }
+}
+
+/// An enum's values in the order the `.proto` declares them, which decides
+/// the name printed for a number that aliases share (the first one, as
+/// protobuf's printers take it). prost-reflect's `values()` yields them by
+/// number, aliases in reverse.
+fn declared_values(
+    e: &EnumDescriptor,
+    file: &prost_types::FileDescriptorProto,
+) -> Vec<(String, i32, String)> {
+    let mut values: Vec<EnumValueDescriptor> = e.values().collect();
+    values.sort_by_key(|v| v.path().last().copied());
+    values
+        .iter()
+        .map(|v| (v.name().to_string(), v.number(), comments(file, v.path())))
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -2,7 +2,8 @@
 //! WhatsApp's schema, next to the prost types generated from the same
 //! descriptors; the tests in `tests/` hold the two against each other.
 
-/// Views of `proto/test2.proto` and `proto/test3.proto`.
+/// Views of `proto/test2.proto`, `proto/test3.proto`, `proto/odd2.proto`
+/// and `proto/odd3.proto`.
 pub mod views {
     include!(concat!(env!("OUT_DIR"), "/test_views.rs"));
 }
@@ -22,6 +23,14 @@ pub mod pb {
     /// `quarry.test3`
     pub mod test3 {
         include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.test3.rs"));
+    }
+    /// `quarry.odd2`
+    pub mod odd2 {
+        include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.odd2.rs"));
+    }
+    /// `quarry.odd3`
+    pub mod odd3 {
+        include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.odd3.rs"));
     }
     /// `whatsapp`
     pub mod whatsapp {

@@ -79,6 +79,50 @@ agreement!(
     40
 );
 agreement!(
+    odd2_agrees_with_prost,
+    odd2_concatenation_agrees,
+    views::OddView<'_>,
+    pb::odd2::Odd,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.odd2.Odd",
+    128,
+    3,
+    40
+);
+agreement!(
+    odd2_maps_agree_with_prost,
+    odd2_maps_concatenation_agrees,
+    views::MapsView<'_>,
+    pb::odd2::Maps,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.odd2.Maps",
+    128,
+    3,
+    40
+);
+agreement!(
+    odd3_agrees_with_prost,
+    odd3_concatenation_agrees,
+    views::QuarryOdd3OddView<'_>,
+    pb::odd3::Odd,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.odd3.Odd",
+    128,
+    3,
+    40
+);
+agreement!(
+    odd3_maps_agree_with_prost,
+    odd3_maps_concatenation_agrees,
+    views::QuarryOdd3MapsView<'_>,
+    pb::odd3::Maps,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.odd3.Maps",
+    128,
+    3,
+    40
+);
+agreement!(
     wa_message_agrees_with_prost,
     wa_message_concatenation_agrees,
     wa::MessageView<'_>,
