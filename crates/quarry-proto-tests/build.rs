@@ -18,11 +18,13 @@ fn main() {
         .file("proto/test3.proto")
         .file("proto/odd2.proto")
         .file("proto/odd3.proto")
+        .file("proto/names.proto")
         .include("proto")
         .prost_package("quarry.test2", "crate::pb::test2")
         .prost_package("quarry.test3", "crate::pb::test3")
         .prost_package("quarry.odd2", "crate::pb::odd2")
-        .prost_package("quarry.odd3", "crate::pb::odd3");
+        .prost_package("quarry.odd3", "crate::pb::odd3")
+        .prost_package("quarry.names", "crate::pb::names");
     tests.compile("test_views.rs").expect("generate test views");
     prost(&tests, &out.join("prost_tests"));
 

@@ -322,7 +322,7 @@ fn enum_item(e: &Enm, name: &str) -> TokenStream {
     });
     let from = variants.iter().map(|(v, n, _, _)| {
         let v = ident(v);
-        quote!(#n => Some(Self::#v))
+        quote!(#n => ::core::option::Option::Some(Self::#v))
     });
     let to_name = variants.iter().map(|(v, _, proto_name, _)| {
         let v = ident(v);
@@ -338,10 +338,10 @@ fn enum_item(e: &Enm, name: &str) -> TokenStream {
         }
         impl #ty {
             /// The variant numbered `value`, if the enum lists it.
-            pub const fn from_i32(value: i32) -> Option<Self> {
+            pub const fn from_i32(value: i32) -> ::core::option::Option<Self> {
                 match value {
                     #(#from,)*
-                    _ => None,
+                    _ => ::core::option::Option::None,
                 }
             }
             /// The value's name in the `.proto` file.
@@ -422,7 +422,7 @@ fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStr
         Kind::Message | Kind::Group => {
             let v = format_ident!("{}View", names.msg[f.sub as usize]);
             Getter {
-                ty: quote!(Option<#v<'a>>),
+                ty: quote!(::core::option::Option<#v<'a>>),
                 body: quote!(#rec.message(#idx).map(#v::from_record)),
             }
         }
@@ -457,7 +457,7 @@ fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStr
                 }
             } else {
                 Getter {
-                    ty: quote!(Result<#ty, i32>),
+                    ty: quote!(::core::result::Result<#ty, i32>),
                     body: quote! {{
                         let raw = #rec.scalar(#idx).unwrap_or(#d) as i32;
                         #ty::from_i32(raw).ok_or(raw)
@@ -585,7 +585,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                     (vg.ty, vg.body)
                 };
                 (
-                    quote!(impl ExactSizeIterator<Item = (#kt, #vt)> + DoubleEndedIterator + 'a),
+                    quote!(impl ::core::iter::ExactSizeIterator<Item = (#kt, #vt)> + ::core::iter::DoubleEndedIterator + 'a),
                     quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::from_record(rec); (#kb, #vexpr) })),
                 )
             } else {
@@ -593,7 +593,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                     Kind::Message | Kind::Group => {
                         let v = format_ident!("{}View", names.msg[f.sub as usize]);
                         (
-                            quote!(impl ExactSizeIterator<Item = #v<'a>> + DoubleEndedIterator + 'a),
+                            quote!(impl ::core::iter::ExactSizeIterator<Item = #v<'a>> + ::core::iter::DoubleEndedIterator + 'a),
                             quote!(self.rec.messages(#idx).map(#v::from_record)),
                         )
                     }
@@ -604,12 +604,12 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                         let (fallback, closed) = enum_fallback(model, names, f);
                         if closed {
                             (
-                                quote!(impl ExactSizeIterator<Item = #ty> + DoubleEndedIterator + 'a),
+                                quote!(impl ::core::iter::ExactSizeIterator<Item = #ty> + ::core::iter::DoubleEndedIterator + 'a),
                                 quote!(self.rec.scalars(#idx).iter().map(|&v| #ty::from_i32(v as i32).unwrap_or(#fallback))),
                             )
                         } else {
                             (
-                                quote!(impl ExactSizeIterator<Item = Result<#ty, i32>> + DoubleEndedIterator + 'a),
+                                quote!(impl ::core::iter::ExactSizeIterator<Item = ::core::result::Result<#ty, i32>> + ::core::iter::DoubleEndedIterator + 'a),
                                 quote!(self.rec.scalars(#idx).iter().map(|&v| #ty::from_i32(v as i32).ok_or(v as i32))),
                             )
                         }
@@ -623,7 +623,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                             quote!(self.rec.scalars(#idx).iter().map(|&v| #c))
                         };
                         (
-                            quote!(impl ExactSizeIterator<Item = #t> + DoubleEndedIterator + 'a),
+                            quote!(impl ::core::iter::ExactSizeIterator<Item = #t> + ::core::iter::DoubleEndedIterator + 'a),
                             body,
                         )
                     }
@@ -687,7 +687,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 variants.push(quote!(#[doc = #vd] #v(#sv<'a>)));
                 arms.push(quote! {
                     if let Some(rec) = self.rec.message(#idx) {
-                        return Some(#oneof_ty::#v(#sv::from_record(rec)));
+                        return ::core::option::Option::Some(#oneof_ty::#v(#sv::from_record(rec)));
                     }
                 });
             } else {
@@ -696,7 +696,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 variants.push(quote!(#[doc = #vd] #v(#ty)));
                 arms.push(quote! {
                     if self.rec.has(#idx) {
-                        return Some(#oneof_ty::#v(#body));
+                        return ::core::option::Option::Some(#oneof_ty::#v(#body));
                     }
                 });
             }
@@ -717,9 +717,9 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
         let gd = format!(" Which member of oneof `{oneof}` is set, if any.");
         methods.push(quote! {
             #[doc = #gd]
-            pub fn #g(self) -> Option<#oneof_ty #lt> {
+            pub fn #g(self) -> ::core::option::Option<#oneof_ty #lt> {
                 #(#arms)*
-                None
+                ::core::option::Option::None
             }
         });
     }
@@ -752,7 +752,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
             /// Decode `input` as this message into `arena` (default limits;
             /// one allocation into a fresh arena, none into a reused one).
-            pub fn decode(arena: &'a ::quarry_proto::Arena, input: &'a [u8]) -> Result<Self, ::quarry_proto::DecodeError> {
+            pub fn decode(arena: &'a ::quarry_proto::Arena, input: &'a [u8]) -> ::core::result::Result<Self, ::quarry_proto::DecodeError> {
                 ::quarry_proto::decode(Self::TABLE, arena, input).map(Self::from_record)
             }
 
@@ -767,24 +767,24 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             }
 
             /// Fields the schema does not know, kept as they were on the wire.
-            pub fn unknown_fields(self) -> impl Iterator<Item = ::quarry_proto::UnknownField<'a>> + 'a {
+            pub fn unknown_fields(self) -> impl ::core::iter::Iterator<Item = ::quarry_proto::UnknownField<'a>> + 'a {
                 self.rec.unknown_fields()
             }
 
             /// The message re-encoded (exact size, one allocation).
-            pub fn encode_to_vec(self) -> Vec<u8> {
+            pub fn encode_to_vec(self) -> ::std::vec::Vec<u8> {
                 ::quarry_proto::encode_to_vec(Self::TABLE, self.rec)
             }
 
             /// The message re-encoded, appended to `out` (no allocation
             /// when `out` has room).
-            pub fn encode_into(self, out: &mut Vec<u8>) {
+            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
 
             /// The message in protobuf's canonical JSON mapping (an error
             /// where a well-known type holds what JSON cannot carry).
-            pub fn to_json(self) -> Result<String, ::quarry_proto::json::JsonError> {
+            pub fn to_json(self) -> ::core::result::Result<::std::string::String, ::quarry_proto::json::JsonError> {
                 ::quarry_proto::json::to_json(Self::TABLE, self.rec)
             }
 
@@ -820,7 +820,7 @@ fn owned(model: &Model, names: &Names, f: &Fld, v: TokenStream, boxed: bool) -> 
         Kind::Message | Kind::Group => {
             let _ = (model, names);
             if boxed {
-                quote!(Box::new((#v).to_prost()))
+                quote!(::std::boxed::Box::new((#v).to_prost()))
             } else {
                 quote!((#v).to_prost())
             }
@@ -897,12 +897,12 @@ fn prost_conversion(
             let sv = format_ident!("{}View", names.msg[f.sub as usize]);
             if f.required {
                 if f.prost_boxed {
-                    quote!(Box::new(self.#g().unwrap_or_default().to_prost()))
+                    quote!(::std::boxed::Box::new(self.#g().unwrap_or_default().to_prost()))
                 } else {
                     quote!(self.#g().unwrap_or_default().to_prost())
                 }
             } else if f.prost_boxed {
-                quote!(self.#g().map(|v| Box::new(v.to_prost())))
+                quote!(self.#g().map(|v| ::std::boxed::Box::new(v.to_prost())))
             } else {
                 quote!(self.#g().map(#sv::to_prost))
             }
@@ -912,7 +912,7 @@ fn prost_conversion(
                 _ => owned(model, names, f, quote!(self.#g()), false),
             };
             if f.prost_optional {
-                quote!(if self.rec.has(#idx) { Some(#v) } else { None })
+                quote!(if self.rec.has(#idx) { ::core::option::Option::Some(#v) } else { ::core::option::Option::None })
             } else {
                 v
             }

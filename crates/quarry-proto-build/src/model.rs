@@ -462,6 +462,9 @@ pub(crate) fn sanitize(ident: &str) -> String {
         | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield" | "async" | "await"
         | "try" | "gen" => format!("r#{ident}"),
         "_" | "super" | "self" | "Self" | "extern" | "crate" => format!("{ident}_"),
+        // A `.proto` name of underscores only (`int32 _ = 1;`), which
+        // snake_case and UpperCamel turn into nothing.
+        "" => "__".to_string(),
         s if s.starts_with(|c: char| c.is_numeric()) => format!("_{ident}"),
         _ => ident.to_string(),
     }

@@ -2,8 +2,8 @@
 //! WhatsApp's schema, next to the prost types generated from the same
 //! descriptors; the tests in `tests/` hold the two against each other.
 
-/// Views of `proto/test2.proto`, `proto/test3.proto`, `proto/odd2.proto`
-/// and `proto/odd3.proto`.
+/// Views of the schemas in `proto/`: `test2.proto`, `test3.proto`,
+/// `odd2.proto`, `odd3.proto` and `names.proto`.
 pub mod views {
     include!(concat!(env!("OUT_DIR"), "/test_views.rs"));
 }
@@ -31,6 +31,10 @@ pub mod pb {
     /// `quarry.odd3`
     pub mod odd3 {
         include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.odd3.rs"));
+    }
+    /// `quarry.names`
+    pub mod names {
+        include!(concat!(env!("OUT_DIR"), "/prost_tests/quarry.names.rs"));
     }
     /// `whatsapp`
     pub mod whatsapp {

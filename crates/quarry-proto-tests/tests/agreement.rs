@@ -123,6 +123,17 @@ agreement!(
     40
 );
 agreement!(
+    names_agree_with_prost,
+    names_concatenation_agrees,
+    views::KeywordsView<'_>,
+    pb::names::Keywords,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.names.Keywords",
+    128,
+    3,
+    40
+);
+agreement!(
     wa_message_agrees_with_prost,
     wa_message_concatenation_agrees,
     wa::MessageView<'_>,
