@@ -493,24 +493,35 @@ fn member_names(m: &Msg) -> MemberNames {
         }
         name
     };
-    let getters = m
-        .fields
-        .iter()
-        .map(|f| take(sanitize(&f.name.to_snake_case())))
-        .collect();
-    let has = m
-        .fields
-        .iter()
-        .map(|f| {
-            (f.label == Label::Explicit && !f.kind.is_message())
-                .then(|| take(format!("has_{}", f.name.to_snake_case())))
-        })
-        .collect();
-    let oneofs = m
-        .oneofs
-        .iter()
-        .map(|o| take(sanitize(&o.to_snake_case())))
-        .collect();
+    // An extension's getter takes its own name (`ext` of `[pkg.ext]`),
+    // after every declared field's, so adding an `extend` elsewhere never
+    // renames a declared field's getter.
+    let snake = |f: &Fld| f.extension.as_deref().unwrap_or(&f.name).to_snake_case();
+    let has_presence = |f: &Fld| f.label == Label::Explicit && !f.kind.is_message();
+    let n = m.fields.len();
+    let (mut getters, mut has) = (vec![String::new(); n], vec![None; n]);
+    let mut oneofs = Vec::new();
+    for extensions in [false, true] {
+        let part = || {
+            m.fields
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| f.extension.is_some() == extensions)
+        };
+        for (j, f) in part() {
+            getters[j] = take(sanitize(&snake(f)));
+        }
+        for (j, f) in part().filter(|(_, f)| has_presence(f)) {
+            has[j] = Some(take(format!("has_{}", snake(f))));
+        }
+        if !extensions {
+            oneofs = m
+                .oneofs
+                .iter()
+                .map(|o| take(sanitize(&o.to_snake_case())))
+                .collect();
+        }
+    }
     MemberNames {
         getters,
         has,
@@ -543,7 +554,12 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
         let idx = Literal::u32_unsuffixed(j as u32);
         let g = ident(&getter_names[j]);
         let summary = format!(
-            "Field `{}` = {}{}.",
+            "{} `{}` = {}{}.",
+            if f.extension.is_some() {
+                "Extension"
+            } else {
+                "Field"
+            },
             f.name,
             f.number,
             match (&f.label, f.kind.is_message()) {
@@ -844,7 +860,8 @@ fn prost_conversion(
     let ty_path = path(&ty);
     let mut inits = Vec::new();
     for (j, f) in m.fields.iter().enumerate() {
-        if f.oneof != 0 {
+        // prost's types have no extensions (nor unknown fields).
+        if f.oneof != 0 || f.extension.is_some() {
             continue;
         }
         let name = ident(&prost_snake(&f.name));

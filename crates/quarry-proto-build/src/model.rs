@@ -43,6 +43,9 @@ pub(crate) struct Fld {
     /// inline: the value of a map entry whose values are a closed enum
     /// (an unlisted value there makes the whole entry an unknown field).
     pub whole_entry: bool,
+    /// For an extension (`extend Foo { … }`, named `[pkg.name]` above):
+    /// its own name (`name`), which its getter in a view takes.
+    pub extension: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -51,13 +54,12 @@ pub(crate) struct Msg {
     pub package: String,
     /// The message's name path inside its package (`Outer.Inner`).
     pub local_path: Vec<String>,
+    /// Declared fields and the extensions of this message declared
+    /// anywhere in the compiled files (`extend Foo { … }`), in number
+    /// order (protoc rejects an extension whose number a declared field
+    /// has). An extension is named `[pkg.name]`, as protobuf's text and
+    /// JSON formats print it.
     pub fields: Vec<Fld>,
-    /// Extension fields of this message declared anywhere in the compiled
-    /// files (`extend Foo { … }`), sorted by number, each named
-    /// `[pkg.name]` as protobuf's text and JSON formats print it. Only
-    /// run-time tables include them: prost, whose types the generated views
-    /// convert to, has no extensions (they stay unknown fields there).
-    pub extensions: Vec<Fld>,
     pub oneofs: Vec<String>,
     pub map_entry: bool,
     pub doc: String,
@@ -221,18 +223,16 @@ impl Model {
                     )
                 })
                 .collect();
+            fields.extend(
+                m.extensions()
+                    .map(|e| extension(&e, &model.message_index, &enum_index)),
+            );
             fields.sort_by_key(|f| f.number);
-            let mut extensions: Vec<Fld> = m
-                .extensions()
-                .map(|e| extension(&e, &model.message_index, &enum_index))
-                .collect();
-            extensions.sort_by_key(|f| f.number);
             model.messages.push(Msg {
                 full_name: m.full_name().to_string(),
                 package: m.package_name().to_string(),
                 local_path: local_path(m.full_name(), m.package_name()),
                 fields,
-                extensions,
                 oneofs: real_oneofs,
                 map_entry: m.is_map_entry(),
                 doc: comments(file, m.path()),
@@ -326,6 +326,7 @@ fn field(
             && oneof == 0
             && f.cardinality() != Cardinality::Required,
         whole_entry: false,
+        extension: None,
     }
 }
 
@@ -378,7 +379,15 @@ fn extension(
         json_name: e.json_name().to_string(),
         kind,
         label,
-        packed: label == Label::Repeated && kind.packable() && e.is_packed(),
+        // prost-reflect's `is_packed` misses the option on extensions
+        // (protox 0.10): read it from the descriptor as for fields.
+        packed: label == Label::Repeated
+            && kind.packable()
+            && e.field_descriptor_proto()
+                .options
+                .as_ref()
+                .and_then(|o| o.packed)
+                .unwrap_or(e.parent_file().syntax() == Syntax::Proto3),
         sub,
         oneof: 0,
         default,
@@ -387,6 +396,7 @@ fn extension(
         prost_boxed: false,
         prost_optional: false,
         whole_entry: false,
+        extension: Some(e.name().to_string()),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use quarry_proto::{DefaultValue, EnumTable, FieldTable, MessageRef, MessageTable, Schema};
 
-use crate::model::{Def, Fld, Model};
+use crate::model::{Def, Model};
 use crate::tables::dense_lookup;
 
 /// A schema compiled at run time.
@@ -45,11 +45,8 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
         .messages
         .iter()
         .map(|m| {
-            // Declared fields and extensions, in number order (protoc
-            // rejects an extension whose number a declared field has).
-            let mut all: Vec<&Fld> = m.fields.iter().chain(&m.extensions).collect();
-            all.sort_by_key(|f| f.number);
-            let fields: Vec<FieldTable> = all
+            let fields: Vec<FieldTable> = m
+                .fields
                 .iter()
                 .map(|f| FieldTable {
                     number: f.number,
@@ -73,7 +70,7 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
                     },
                 })
                 .collect();
-            let numbers: Vec<u32> = all.iter().map(|f| f.number).collect();
+            let numbers: Vec<u32> = m.fields.iter().map(|f| f.number).collect();
             let short = MessageTable::short_of(&fields);
             let dense = MessageTable::dense_of(&fields);
             MessageTable {
