@@ -180,7 +180,9 @@ class Gen:
                 continue
             self.fill_field(m, f, depth, p)
         if m.DESCRIPTOR.is_extendable:
-            for f in m.DESCRIPTOR.file.pool.FindAllExtensions(m.DESCRIPTOR):
+            # By number: the pool's own order may differ between runs.
+            extensions = m.DESCRIPTOR.file.pool.FindAllExtensions(m.DESCRIPTOR)
+            for f in sorted(extensions, key=lambda f: f.number):
                 if r.random() <= p:
                     self.fill_field(m, f, depth, p)
 
