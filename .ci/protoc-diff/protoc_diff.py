@@ -85,6 +85,7 @@ SCHEMAS = [
     (CLI_DATA, "wkt.proto", ["quarry.wkt.Known"]),
     (TEST_PROTO, "odd2.proto", ["quarry.odd2.Odd", "quarry.odd2.Maps"]),
     (TEST_PROTO, "odd3.proto", ["quarry.odd3.Odd", "quarry.odd3.Maps"]),
+    (TEST_PROTO, "names.proto", ["quarry.names.Keywords"]),
 ]
 
 # ---------------------------------------------------------------- values
