@@ -5,8 +5,9 @@
 //! - the static decode tables of every message and enum (`SCHEMA`),
 //! - a `FooView<'a>` per message: a getter per field (proto defaults for
 //!   absent scalars, `Option` for absent messages, iterators or slices for
-//!   repeated fields, `(key, value)` iterators for maps), `has_` getters for
-//!   fields with presence, an enum per oneof, and
+//!   repeated fields, `(key, value)` iterators for maps), a getter per
+//!   extension of the message (named after the extension), `has_` getters
+//!   for fields with presence, an enum per oneof, and
 //!   `FooView::decode(&arena, &bytes)` that only passes its table to the
 //!   shared decoder,
 //! - a Rust enum per protobuf enum,

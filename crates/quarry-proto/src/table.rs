@@ -300,9 +300,10 @@ pub enum DefaultValue {
 pub struct FieldTable {
     /// The field number.
     pub number: u32,
-    /// The name in the `.proto` file. Extension fields, which only tables
-    /// built at run time list, are named `[pkg.ext]` (their full name in
-    /// brackets, as text and JSON print them), in `json_name` too.
+    /// The name in the `.proto` file. Extension fields (the tables list
+    /// every extension of the compiled files with the message it extends)
+    /// are named `[pkg.ext]` (their full name in brackets, as text and JSON
+    /// print them), in `json_name` too.
     pub name: &'static str,
     /// The JSON name (lowerCamelCase unless `json_name` says otherwise).
     pub json_name: &'static str,
