@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::quarry;
+use common::proto_decode;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, SerializeOptions};
 
 fn schema_path() -> PathBuf {
@@ -25,18 +25,7 @@ fn base() -> MessageDescriptor {
 
 /// `quarry proto decode` of `bytes` as a `Base`, with `extra` options.
 fn run(extra: &[&str], bytes: &[u8]) -> std::process::Output {
-    let proto = schema_path();
-    let mut args = vec![
-        "proto",
-        "decode",
-        "--proto",
-        proto.to_str().expect("UTF-8 path"),
-        "--type",
-        "quarry.ext.Base",
-    ];
-    args.extend_from_slice(extra);
-    args.push("-");
-    quarry(&args, bytes)
+    proto_decode(&schema_path(), "quarry.ext.Base", extra, bytes)
 }
 
 /// Its stdout, which must be a success.

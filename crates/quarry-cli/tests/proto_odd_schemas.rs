@@ -12,7 +12,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{quarry, success};
+use common::{proto_decode, success};
 
 /// `quarry proto decode` of `bytes` as `root` of `file`, with `extra`
 /// options; its stdout, which must be a success.
@@ -20,17 +20,7 @@ fn decode(file: &str, root: &str, extra: &[&str], bytes: &[u8]) -> String {
     let proto = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../quarry-proto-tests/proto")
         .join(file);
-    let mut args = vec![
-        "proto",
-        "decode",
-        "--proto",
-        proto.to_str().expect("UTF-8 path"),
-        "--type",
-        root,
-    ];
-    args.extend_from_slice(extra);
-    args.push("-");
-    success(&quarry(&args, bytes))
+    success(&proto_decode(&proto, root, extra, bytes))
 }
 
 fn json(text: &str) -> serde_json::Value {

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::quarry;
+use common::proto_decode;
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MapKey, MessageDescriptor, Value};
 
@@ -47,18 +47,7 @@ fn decode_known(bytes: &[u8]) -> std::process::Output {
 /// `quarry proto decode --json` of `bytes` as `type_name`, with the test
 /// schema (which imports the well-known types).
 fn decode_as(type_name: &str, bytes: &[u8]) -> std::process::Output {
-    let proto = schema_path();
-    let args = [
-        "proto",
-        "decode",
-        "--json",
-        "--proto",
-        proto.to_str().expect("UTF-8 path"),
-        "--type",
-        type_name,
-        "-",
-    ];
-    quarry(&args, bytes)
+    proto_decode(&schema_path(), type_name, &["--json"], bytes)
 }
 
 /// The `Known` message with `field` set to `value`, through the CLI.

@@ -31,6 +31,16 @@ pub fn quarry(args: &[&str], stdin: &[u8]) -> Output {
     output
 }
 
+/// Run `quarry proto decode --proto <proto> --type <root> <extra>… -` with
+/// `stdin` as the message.
+pub fn proto_decode(proto: &std::path::Path, root: &str, extra: &[&str], stdin: &[u8]) -> Output {
+    let proto = proto.to_str().expect("UTF-8 path");
+    let mut args = vec!["proto", "decode", "--proto", proto, "--type", root];
+    args.extend_from_slice(extra);
+    args.push("-");
+    quarry(&args, stdin)
+}
+
 /// Write `bytes` to a file under the test's temporary directory.
 pub fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
