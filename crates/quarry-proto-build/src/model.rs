@@ -314,7 +314,9 @@ fn field(
         json_name: f.json_name().to_string(),
         kind,
         label,
-        packed: label == Label::Repeated && kind.packable() && packed(f, proto3),
+        packed: label == Label::Repeated
+            && kind.packable()
+            && packed(f.field_descriptor_proto(), proto3),
         sub,
         oneof,
         default,
@@ -379,15 +381,12 @@ fn extension(
         json_name: e.json_name().to_string(),
         kind,
         label,
-        // prost-reflect's `is_packed` misses the option on extensions
-        // (protox 0.10): read it from the descriptor as for fields.
         packed: label == Label::Repeated
             && kind.packable()
-            && e.field_descriptor_proto()
-                .options
-                .as_ref()
-                .and_then(|o| o.packed)
-                .unwrap_or(e.parent_file().syntax() == Syntax::Proto3),
+            && packed(
+                e.field_descriptor_proto(),
+                e.parent_file().syntax() == Syntax::Proto3,
+            ),
         sub,
         oneof: 0,
         default,
@@ -400,14 +399,12 @@ fn extension(
     }
 }
 
-/// Whether a repeated scalar is written packed: the `packed` option when
-/// given, else proto3's default (packed) or proto2's (not).
-fn packed(f: &FieldDescriptor, proto3: bool) -> bool {
-    f.field_descriptor_proto()
-        .options
-        .as_ref()
-        .and_then(|o| o.packed)
-        .unwrap_or(proto3)
+/// Whether a repeated scalar field or extension is written packed: the
+/// `packed` option when given, else proto3's default (packed) or proto2's
+/// (not). Read from the descriptor itself, since prost-reflect's
+/// `is_packed` misses the option on extensions.
+fn packed(f: &prost_types::FieldDescriptorProto, proto3: bool) -> bool {
+    f.options.as_ref().and_then(|o| o.packed).unwrap_or(proto3)
 }
 
 /// prost-build's message graph: an edge from a message to the type of each
