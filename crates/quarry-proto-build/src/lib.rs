@@ -16,8 +16,9 @@
 //!
 //! Views, oneof enums and Rust enums are named after the message's path in
 //! its package, flattened: `Outer.Inner` becomes `OuterInnerView`, a oneof
-//! `kind` of `Outer` becomes `OuterKindOneof`. Comments of the `.proto` file
-//! become the items' documentation.
+//! `kind` of `Outer` becomes `OuterKindOneof` (`OuterKindOneof2` when an
+//! enum of the schema or an earlier oneof has that name). Comments of the
+//! `.proto` file become the items' documentation.
 //!
 //! ```no_run
 //! // build.rs
@@ -170,7 +171,7 @@ impl Builder {
             .iter()
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
-        let tokens = codegen::generate(&model, &opts, &sources);
+        let tokens = codegen::generate(&model, &opts);
         let file: syn::File = syn::parse2(tokens)
             .map_err(|e| Error(format!("generated code does not parse: {e}")))?;
         let mut text = format!(

@@ -134,6 +134,39 @@ agreement!(
     40
 );
 agreement!(
+    oneof_named_as_an_enum_agrees_with_prost,
+    oneof_named_as_an_enum_concatenation_agrees,
+    views::PickerView<'_>,
+    pb::names::Picker,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.names.Picker",
+    64,
+    3,
+    40
+);
+agreement!(
+    first_of_two_same_named_oneofs_agrees_with_prost,
+    first_of_two_same_named_oneofs_concatenation_agrees,
+    views::ClashView<'_>,
+    pb::names::Clash,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.names.Clash",
+    64,
+    3,
+    40
+);
+agreement!(
+    second_of_two_same_named_oneofs_agrees_with_prost,
+    second_of_two_same_named_oneofs_concatenation_agrees,
+    views::ClashAView<'_>,
+    pb::names::ClashA,
+    quarry_proto_tests::TEST_DESCRIPTORS,
+    "quarry.names.ClashA",
+    64,
+    3,
+    40
+);
+agreement!(
     wa_message_agrees_with_prost,
     wa_message_concatenation_agrees,
     wa::MessageView<'_>,

@@ -4,11 +4,15 @@
 //! views' own methods. That the crate compiles is half the test; this file
 //! reads a hand-encoded input through the renamed getters (keywords raw or
 //! with a `_`, method names with a `_`) and checks each value against the
-//! input's bytes.
+//! input's bytes. Oneof enums whose generated name an enum of the schema
+//! or another oneof has taken get a number (`PickerPickOneof2`,
+//! `ClashABOneof2`).
 
 use quarry::Arena;
 use quarry_proto_tests::views::{
-    KeywordsLoopOneof, KeywordsView, Option as OptionEnum, Result as ResultEnum, Self_,
+    ClashABOneof, ClashABOneof2, ClashAView, ClashView, KeywordsLoopOneof, KeywordsView,
+    Option as OptionEnum, PickerPickOneof, PickerPickOneof2, PickerView, Result as ResultEnum,
+    Self_,
 };
 
 /// Fields 1 to 13 set to their numbers, `option` (20) = 1, `results` (21)
@@ -62,5 +66,35 @@ fn enums_named_after_std_types_read_as_themselves() {
     match v.r#loop() {
         Some(KeywordsLoopOneof::SelfKind(kind)) => assert_eq!(kind, Ok(Self_::One)),
         other => panic!("oneof `loop`: {other:?}"),
+    }
+}
+
+#[test]
+fn a_oneof_named_as_a_schema_enum_takes_a_number() {
+    // `text` (2) = "hi", then `tag` (3) = 1.
+    let bytes = [0x12, 0x02, b'h', b'i', 0x18, 0x01];
+    let arena = Arena::new();
+    let v = PickerView::decode(&arena, &bytes).unwrap();
+    match v.pick() {
+        Some(PickerPickOneof2::Text(t)) => assert_eq!(t, "hi"),
+        other => panic!("oneof `pick`: {other:?}"),
+    }
+    // The schema's enum keeps its name.
+    assert_eq!(v.tag(), Ok(PickerPickOneof::One));
+}
+
+#[test]
+fn two_oneofs_of_one_flattened_name_are_told_apart_by_a_number() {
+    // `Clash.a_b`'s `x` (1) = 7; `ClashA.b`'s `y` (1) = "yo".
+    let arena = Arena::new();
+    let first = [0x08, 0x07];
+    match ClashView::decode(&arena, &first).unwrap().a_b() {
+        Some(ClashABOneof::X(x)) => assert_eq!(x, 7),
+        other => panic!("oneof `a_b`: {other:?}"),
+    }
+    let second = [0x0A, 0x02, b'y', b'o'];
+    match ClashAView::decode(&arena, &second).unwrap().b() {
+        Some(ClashABOneof2::Y(y)) => assert_eq!(y, "yo"),
+        other => panic!("oneof `b`: {other:?}"),
     }
 }
