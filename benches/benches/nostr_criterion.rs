@@ -2,7 +2,8 @@
 //! and rust-nostr (`nostr` 0.45 `RelayMessage::from_json`) on the same
 //! bytes, in one run. Groups `nostr_<shape>`; functions `peer`,
 //! `peer_verify_id`, `quarry_noverify_fresh`, `quarry_noverify_reused`,
-//! `quarry_verify_fresh`, `quarry_verify_reused`.
+//! `quarry_verify_fresh`, `quarry_verify_reused`. Client REQs: groups
+//! `nostr_<req shape>`, functions `peer`, `quarry_fresh`, `quarry_reused`.
 
 mod nostr_common;
 
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use nostr_common as n;
+use quarry::Arena;
 
 fn decode(c: &mut Criterion) {
     for shape in n::SHAPES {
@@ -38,6 +40,25 @@ fn decode(c: &mut Criterion) {
     }
 }
 
+/// One decode of each REQ shape plus drop: rust-nostr's
+/// `ClientMessage::from_json`, quarry's `decode_client_message`.
+fn decode_req(c: &mut Criterion) {
+    for shape in n::REQ_SHAPES {
+        let bytes = n::req(shape);
+        let bytes = bytes.as_slice();
+        let mut group = c.benchmark_group(format!("nostr_{shape}"));
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function("peer", |b| b.iter(|| n::peer_parse_req(bytes)));
+        group.bench_function("quarry_fresh", |b| b.iter(|| n::quarry_req_fresh(bytes)));
+        let mut arena = Arena::new();
+        n::quarry_req_reused(&mut arena, bytes);
+        group.bench_function("quarry_reused", |b| {
+            b.iter(|| n::quarry_req_reused(&mut arena, bytes))
+        });
+        group.finish();
+    }
+}
+
 /// One encode of each shape's event to compact JSON, plus drop: rust-nostr
 /// from its `Event`, quarry from its decoded view.
 fn encode(c: &mut Criterion) {
@@ -55,6 +76,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, encode
+    targets = decode, decode_req, encode
 }
 criterion_main!(benches);

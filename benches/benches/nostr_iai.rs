@@ -1,6 +1,7 @@
 //! Instruction counts (callgrind) of decoding one `["EVENT",sub,event]`
 //! relay message, quarry and rust-nostr on the same bytes, in one run; and
-//! of encoding one event to compact JSON, each from its own decoded form.
+//! of decoding one client REQ in three shapes; and of encoding one event
+//! to compact JSON, each from its own decoded form.
 //! Callgrind runs SHA-256 without the CPU's SHA instructions, so compare
 //! instructions with the id check off (`quarry_noverify_*` against `peer`);
 //! the `*_verify*` benches are there for completeness.
@@ -77,6 +78,52 @@ library_benchmark_group!(
     benchmarks = peer, peer_verify_id, quarry_noverify_fresh, quarry_noverify_reused, quarry_verify_reused
 );
 
+fn req_input(shape: &str) -> &'static [u8] {
+    let bytes: &'static [u8] = Box::leak(n::req(shape).into_boxed_slice());
+    n::peer_parse_req(bytes);
+    n::quarry_req_fresh(bytes);
+    bytes
+}
+
+fn req_reused(shape: &str) -> (Arena, &'static [u8]) {
+    let bytes = req_input(shape);
+    let mut arena = Arena::new();
+    n::quarry_req_reused(&mut arena, bytes);
+    (arena, bytes)
+}
+
+// One client REQ decoded, plus drop.
+#[library_benchmark]
+#[bench::req_profile(args = ("req_profile"), setup = req_input)]
+#[bench::req_thread(args = ("req_thread"), setup = req_input)]
+#[bench::req_feed(args = ("req_feed"), setup = req_input)]
+fn peer_req(bytes: &'static [u8]) -> usize {
+    black_box(n::peer_parse_req(bytes))
+}
+
+#[library_benchmark]
+#[bench::req_profile(args = ("req_profile"), setup = req_input)]
+#[bench::req_thread(args = ("req_thread"), setup = req_input)]
+#[bench::req_feed(args = ("req_feed"), setup = req_input)]
+fn quarry_req_fresh(bytes: &'static [u8]) -> usize {
+    black_box(n::quarry_req_fresh(bytes))
+}
+
+#[library_benchmark]
+#[bench::req_profile(args = ("req_profile"), setup = req_reused)]
+#[bench::req_thread(args = ("req_thread"), setup = req_reused)]
+#[bench::req_feed(args = ("req_feed"), setup = req_reused)]
+fn quarry_req_reused(input: (Arena, &'static [u8])) -> Arena {
+    let (mut arena, bytes) = input;
+    black_box(n::quarry_req_reused(&mut arena, bytes));
+    arena
+}
+
+library_benchmark_group!(
+    name = nostr_req;
+    benchmarks = peer_req, quarry_req_fresh, quarry_req_reused
+);
+
 fn peer_event(shape: &str) -> &'static nostr::event::Event {
     let event = n::peer_event(shape);
     n::peer_encode(event);
@@ -111,4 +158,8 @@ library_benchmark_group!(
     benchmarks = peer_encode, quarry_encode
 );
 
-main!(library_benchmark_groups = nostr_decode, nostr_encode);
+main!(
+    library_benchmark_groups = nostr_decode,
+    nostr_req,
+    nostr_encode
+);

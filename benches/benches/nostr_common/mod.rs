@@ -5,27 +5,35 @@
 //!
 //! Inputs: `["EVENT","sub1",<event>]` relay messages in the six shapes of
 //! the spec's table, signed with a real key through rust-nostr and
-//! serialized by it.
+//! serialized by it; and `["REQ",...]` client messages in three shapes a
+//! relay reads (see [`req`]), built and serialized by rust-nostr.
 #![allow(dead_code, missing_docs)]
 
 use std::hint::black_box;
 
-use nostr::event::{Event, Kind, Tag, UnsignedEvent};
-use nostr::key::Keys;
-use nostr::message::RelayMessage as PeerMessage;
+use nostr::event::{Event, EventId, Kind, Tag, UnsignedEvent};
+use nostr::filter::Filter;
+use nostr::key::{Keys, PublicKey};
+use nostr::message::{
+    ClientMessage as PeerClientMessage, RelayMessage as PeerMessage, SubscriptionId,
+};
 use nostr::types::Timestamp;
 use quarry::Arena;
-use quarry_nostr::{Decoder, IdCheck, RelayMessage};
+use quarry_nostr::{ClientMessage, Decoder, IdCheck, RelayMessage};
 
 /// Shape names, as in the spec's table.
 pub const SHAPES: [&str; 6] = [
     "plain", "hashtag", "reply1", "reply3", "thread12", "heavy30",
 ];
 
-fn sign(tags: Vec<Vec<String>>, content: String) -> Event {
+fn keys(seed: u8) -> Keys {
     let mut sk = [7u8; 32];
-    sk[0] = 1;
-    let keys = Keys::new(secp256k1::SecretKey::from_byte_array(&sk).unwrap().into());
+    sk[0] = seed;
+    Keys::new(secp256k1::SecretKey::from_byte_array(&sk).unwrap().into())
+}
+
+fn sign(tags: Vec<Vec<String>>, content: String) -> Event {
+    let keys = keys(1);
     let tags: Vec<Tag> = tags.into_iter().map(|t| Tag::parse(t).unwrap()).collect();
     let unsigned = UnsignedEvent::new(
         keys.public_key(),
@@ -95,6 +103,86 @@ pub fn event(name: &str) -> Event {
 /// `["EVENT","sub1",<event>]` as rust-nostr serializes it.
 pub fn message(name: &str) -> Vec<u8> {
     format!(r#"["EVENT","sub1",{}]"#, event(name).as_json()).into_bytes()
+}
+
+/// Client REQ shapes, smallest first.
+pub const REQ_SHAPES: [&str; 3] = ["req_profile", "req_thread", "req_feed"];
+
+/// The `["REQ",...]` of shape `name`, as rust-nostr serializes it:
+/// `req_profile`, one author's metadata, follows and relays (one filter:
+/// 3 kinds, 1 author, a limit); `req_thread`, a note and everything that
+/// references it (two filters: 1 id; 4 kinds, 1 `#e`, a limit);
+/// `req_feed`, a home timeline (one filter: 2 kinds, 50 authors, since, a
+/// limit).
+pub fn req(name: &str) -> Vec<u8> {
+    let id = EventId::from_hex(&hex64(1)).unwrap();
+    let author = |seed: u8| -> PublicKey { keys(seed).public_key() };
+    let (sub, filters) = match name {
+        "req_profile" => (
+            "profile",
+            vec![
+                Filter::new()
+                    .kinds([0, 3, 10002].map(Kind::from_u16))
+                    .author(author(2))
+                    .limit(3),
+            ],
+        ),
+        "req_thread" => (
+            "thread",
+            vec![
+                Filter::new().id(id),
+                Filter::new()
+                    .kinds([1, 6, 7, 9735].map(Kind::from_u16))
+                    .event(id)
+                    .limit(500),
+            ],
+        ),
+        _ => (
+            "feed",
+            vec![
+                Filter::new()
+                    .kinds([1, 6].map(Kind::from_u16))
+                    .authors((10..60).map(author))
+                    .since(Timestamp::from_secs(1_700_000_000))
+                    .limit(200),
+            ],
+        ),
+    };
+    PeerClientMessage::req(SubscriptionId::new(sub), filters)
+        .as_json()
+        .into_bytes()
+}
+
+/// rust-nostr: `ClientMessage::from_json` of a REQ plus drop; the number
+/// of filters.
+#[inline(never)]
+pub fn peer_parse_req(bytes: &[u8]) -> usize {
+    match black_box(PeerClientMessage::from_json(bytes).unwrap()) {
+        PeerClientMessage::Req { filters, .. } => filters.len(),
+        _ => 0,
+    }
+}
+
+/// quarry: `decode_client_message` of a REQ into `arena`; the number of
+/// filters.
+fn quarry_req(arena: &Arena, bytes: &[u8]) -> usize {
+    match black_box(VERIFY.decode_client_message(arena, bytes).unwrap()) {
+        ClientMessage::Req { filters, .. } => filters.len(),
+        _ => 0,
+    }
+}
+
+/// quarry, a REQ into a fresh arena (created and dropped here).
+#[inline(never)]
+pub fn quarry_req_fresh(bytes: &[u8]) -> usize {
+    quarry_req(&quarry_nostr::arena_for(bytes), bytes)
+}
+
+/// quarry, a REQ into a reused arena (reset first).
+#[inline(never)]
+pub fn quarry_req_reused(arena: &mut Arena, bytes: &[u8]) -> usize {
+    arena.reset();
+    quarry_req(arena, bytes)
 }
 
 pub const VERIFY: Decoder = Decoder::new();

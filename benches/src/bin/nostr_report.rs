@@ -177,6 +177,7 @@ fn run() -> Result<(), String> {
         let _ = writeln!(md, "| {shape} | {peer} | {fresh} | {reused} |");
     }
 
+    req_table(&mut md, &target_dir, &ir);
     encode_table(&mut md, &target_dir, &ir);
 
     let (json, peer_held, quarry_held) = memory_held();
@@ -196,6 +197,58 @@ fn run() -> Result<(), String> {
     );
     println!("{md}");
     Ok(())
+}
+
+/// One decode of each client REQ shape: rust-nostr's
+/// `ClientMessage::from_json` against quarry's `decode_client_message`.
+fn req_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String, u64>) {
+    let _ = writeln!(
+        md,
+        "\n### Client REQ: one subscription decoded\n\n\
+         What a relay reads from its clients besides events: `[\"REQ\",<sub>,<filter>...]` built and \
+         serialized by rust-nostr in three shapes: **req_profile** (one filter: 3 kinds, 1 author, a limit), \
+         **req_thread** (two filters: 1 id; 4 kinds, 1 `#e`, a limit), **req_feed** (one filter: 2 kinds, \
+         50 authors, since, a limit). **peer** `nostr::ClientMessage::from_json`; **quarry** \
+         `Decoder::decode_client_message` into a fresh arena (`quarry_nostr::arena_for(bytes)`, dropped after) \
+         or a reset one; each plus drop of the result. No targets were set for REQs. Ratios quarry / peer, \
+         lower is better; each cell reused arena / fresh arena.\n\n\
+         | shape | bytes | time ratio | Ir ratio | peer ns | quarry ns (reused / fresh) | peer Ir | quarry Ir (reused / fresh) | allocations peer / quarry (reused / fresh) |\n\
+         |---|---:|---|---|---:|---|---:|---|---|"
+    );
+    for shape in n::REQ_SHAPES {
+        let bytes = n::req(shape);
+        let group = format!("nostr_{shape}");
+        let t = |f: &str| outputs::criterion_median_ns(target_dir, &group, f).ok();
+        let i = |f: &str| ir.get(&format!("{f}/{shape}")).map(|&v| v as f64);
+        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => format!("{:.2}", a / b),
+            _ => "–".into(),
+        };
+        n::peer_parse_req(&bytes);
+        let peer_allocs = allocations_of(|| n::peer_parse_req(&bytes));
+        let fresh_allocs = allocations_of(|| n::quarry_req_fresh(&bytes));
+        let mut arena = Arena::new();
+        n::quarry_req_reused(&mut arena, &bytes);
+        let reused_allocs = allocations_of(|| n::quarry_req_reused(&mut arena, &bytes));
+        let (tp, tr, tf) = (t("peer"), t("quarry_reused"), t("quarry_fresh"));
+        let (ip, ir_, if_) = (i("peer_req"), i("quarry_req_reused"), i("quarry_req_fresh"));
+        let _ = writeln!(
+            md,
+            "| {shape} | {} | {} / {} | {} / {} | {} | {} / {} | {} | {} / {} | {peer_allocs} / {reused_allocs} / {fresh_allocs} |",
+            bytes.len(),
+            ratio(tr, tp),
+            ratio(tf, tp),
+            ratio(ir_, ip),
+            ratio(if_, ip),
+            fmt(tp),
+            fmt(tr),
+            fmt(tf),
+            fmt(ip),
+            fmt(ir_),
+            fmt(if_),
+        );
+    }
 }
 
 /// One encode of each shape's event to compact JSON: rust-nostr's
@@ -241,6 +294,7 @@ fn encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     /// The encode benches compare like with like only if both sides write
     /// the same JSON for the same event.
@@ -251,6 +305,62 @@ mod tests {
             let mut quarry = Vec::new();
             n::quarry_event(shape).write_json(&mut quarry);
             assert_eq!(String::from_utf8(quarry).unwrap(), peer, "{shape}");
+        }
+    }
+
+    /// The REQ benches compare like with like only if both sides read the
+    /// same subscription: the same filters, each with the same lists.
+    #[test]
+    fn both_decoders_read_the_same_reqs() {
+        for shape in n::REQ_SHAPES {
+            let bytes = n::req(shape);
+            let Ok(nostr::message::ClientMessage::Req { filters: peer, .. }) =
+                nostr::message::ClientMessage::from_json(&bytes)
+            else {
+                panic!("{shape}: rust-nostr does not read it as a REQ");
+            };
+            let arena = Arena::new();
+            let Ok(quarry_nostr::ClientMessage::Req { filters, .. }) =
+                n::VERIFY.decode_client_message(&arena, &bytes)
+            else {
+                panic!("{shape}: quarry does not read it as a REQ");
+            };
+            assert_eq!(filters.len(), peer.len(), "{shape}");
+            for (q, p) in filters.iter().zip(&peer) {
+                let set =
+                    |l: Option<&[[u8; 32]]>| l.map(|l| l.iter().copied().collect::<BTreeSet<_>>());
+                let ids = p
+                    .ids
+                    .as_ref()
+                    .map(|s| s.iter().map(|i| i.to_bytes()).collect());
+                assert_eq!(set(q.ids()), ids, "{shape}: ids");
+                let authors = p
+                    .authors
+                    .as_ref()
+                    .map(|s| s.iter().map(|a| a.to_bytes()).collect());
+                assert_eq!(set(q.authors()), authors, "{shape}: authors");
+                let kinds = p
+                    .kinds
+                    .as_ref()
+                    .map(|s| s.iter().map(|k| k.as_u16()).collect::<BTreeSet<_>>());
+                assert_eq!(
+                    q.kinds().map(|k| k.iter().copied().collect()),
+                    kinds,
+                    "{shape}: kinds"
+                );
+                assert_eq!(q.since(), p.since.map(|t| t.as_secs()), "{shape}: since");
+                assert_eq!(q.limit(), p.limit.map(|l| l as u64), "{shape}: limit");
+                let tags: BTreeMap<u8, BTreeSet<&str>> = q
+                    .tag_lists()
+                    .map(|(letter, values)| (letter, values.iter().copied().collect()))
+                    .collect();
+                let peer_tags: BTreeMap<u8, BTreeSet<&str>> = p
+                    .generic_tags
+                    .iter()
+                    .map(|(t, v)| (t.as_char() as u8, v.iter().map(String::as_str).collect()))
+                    .collect();
+                assert_eq!(tags, peer_tags, "{shape}: tags");
+            }
         }
     }
 }
