@@ -42,6 +42,20 @@ fn main() {
     }
 }
 
+/// A measured figure rounded to a whole number, or `–` when the run has
+/// none.
+fn fmt(v: Option<f64>) -> String {
+    v.map_or("–".to_string(), |v| format!("{v:.0}"))
+}
+
+/// `a / b` to two decimals, or `–` when either is missing.
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{:.2}", a / b),
+        _ => "–".into(),
+    }
+}
+
 fn allocations_of<R>(op: impl FnOnce() -> R) -> usize {
     alloc_count::measure(op).0.allocations
 }
@@ -127,11 +141,6 @@ fn run() -> Result<(), String> {
         let bytes = n::message(shape).len();
         let t = |f: &str| ns.get(&(shape, f)).copied();
         let i = |f: &str| ir.get(&format!("{f}/{shape}")).copied();
-        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
-        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => format!("{:.2}", a / b),
-            _ => "–".into(),
-        };
         let (p, pv, q, qv) = (
             t("peer"),
             t("peer_verify_id"),
@@ -220,11 +229,6 @@ fn req_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String
         let group = format!("nostr_{shape}");
         let t = |f: &str| outputs::criterion_median_ns(target_dir, &group, f).ok();
         let i = |f: &str| ir.get(&format!("{f}/{shape}")).map(|&v| v as f64);
-        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
-        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => format!("{:.2}", a / b),
-            _ => "–".into(),
-        };
         n::peer_parse_req(&bytes);
         let peer_allocs = allocations_of(|| n::peer_parse_req(&bytes));
         let fresh_allocs = allocations_of(|| n::quarry_req_fresh(&bytes));
@@ -268,11 +272,6 @@ fn encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<Str
         let group = format!("nostr_encode_{shape}");
         let t = |f: &str| outputs::criterion_median_ns(target_dir, &group, f).ok();
         let i = |f: &str| ir.get(&format!("{f}/{shape}")).map(|&v| v as f64);
-        let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.0}"));
-        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => format!("{:.2}", a / b),
-            _ => "–".into(),
-        };
         let (peer, quarry) = (n::peer_event(shape), n::quarry_event(shape));
         n::peer_encode(peer);
         n::quarry_encode(quarry);
