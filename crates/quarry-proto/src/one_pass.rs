@@ -35,7 +35,9 @@ use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema
 use crate::values::{
     internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
 };
-use crate::wire::{EGROUP, LEN, SGROUP, read_fixed, read_len, read_tag, read_varint};
+use crate::wire::{
+    EGROUP, LEN, SGROUP, read_fixed, read_len, read_tag, read_varint, read_varint_word,
+};
 
 /// How a one-pass decode ended.
 pub(crate) enum Outcome<'a> {
@@ -354,9 +356,17 @@ impl<'a> Dec<'a, '_> {
                                 p = next_byte(p);
                                 u64::from(b)
                             }
-                            // The whole input: the slow path reads eight bytes
-                            // at once where the input has them.
-                            _ => read_varint(self.buf, &mut p, end)?,
+                            // Longer varints (timestamps) from one load of
+                            // eight bytes of the whole input where it has
+                            // them, inline: the call to the checked path
+                            // costs as much again.
+                            _ => match read_varint_word(self.buf, p, end) {
+                                Some((v, next)) => {
+                                    p = next;
+                                    v
+                                }
+                                None => read_varint(self.buf, &mut p, end)?,
+                            },
                         };
                         norm_by_reader(reader, raw)
                     } else {

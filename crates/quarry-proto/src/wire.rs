@@ -62,36 +62,47 @@ pub(crate) fn read_varint(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64
 /// byte by byte.
 #[cold]
 fn read_varint_slow(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, DecodeError> {
-    let start = *pos;
-    if let Some(eight) = buf.get(start..).and_then(<[u8]>::first_chunk::<8>) {
-        let word = u64::from_le_bytes(*eight);
-        // The first byte without a continuation bit ends the varint.
-        let stops = !word & 0x8080_8080_8080_8080;
-        if stops != 0 {
-            #[expect(
-                clippy::arithmetic_side_effects,
-                reason = "stops != 0, so trailing_zeros() <= 63: len is 1..=8 and 64 - 8 * len is 0..=56"
-            )]
-            let (len, drop_bits) = {
-                let len = stops.trailing_zeros() / 8 + 1;
-                (len as usize, 64 - 8 * len)
-            };
-            // The varint must end inside the message.
-            if len > end.saturating_sub(start) {
-                return Err(DecodeError::UnexpectedEof { offset: end });
-            }
-            let keep = u64::MAX.checked_shr(drop_bits).unwrap_or(u64::MAX);
-            // Drop the continuation bits, then close the gaps they leave:
-            // 7-bit groups into 14, 28, then 56 bits.
-            let x = word & keep & 0x7F7F_7F7F_7F7F_7F7F;
-            let x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
-            let x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
-            let x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
-            *pos = start.saturating_add(len);
-            return Ok(x);
-        }
+    if let Some((value, next)) = read_varint_word(buf, *pos, end) {
+        *pos = next;
+        return Ok(value);
     }
     read_varint_bytes(buf, pos, end)
+}
+
+/// A varint of one to eight bytes at `start`, decoded from one unaligned
+/// load of the eight bytes there: the value and the position past it.
+/// `None` (the caller goes on with [`read_varint`]'s checked path, which
+/// reports what is wrong) when `buf` has fewer than eight bytes at
+/// `start`, the varint is longer, or it does not end before `end`.
+#[inline(always)]
+pub(crate) fn read_varint_word(buf: &[u8], start: usize, end: usize) -> Option<(u64, usize)> {
+    let eight = buf.get(start..)?.first_chunk::<8>()?;
+    let word = u64::from_le_bytes(*eight);
+    // The first byte without a continuation bit ends the varint.
+    let stops = !word & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        return None;
+    }
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "stops != 0, so trailing_zeros() <= 63: len is 1..=8 and 64 - 8 * len is 0..=56"
+    )]
+    let (len, drop_bits) = {
+        let len = stops.trailing_zeros() / 8 + 1;
+        (len as usize, 64 - 8 * len)
+    };
+    // The varint must end inside the message.
+    if len > end.saturating_sub(start) {
+        return None;
+    }
+    let keep = u64::MAX.checked_shr(drop_bits).unwrap_or(u64::MAX);
+    // Drop the continuation bits, then close the gaps they leave:
+    // 7-bit groups into 14, 28, then 56 bits.
+    let x = word & keep & 0x7F7F_7F7F_7F7F_7F7F;
+    let x = ((x & 0x7F00_7F00_7F00_7F00) >> 1) | (x & 0x007F_007F_007F_007F);
+    let x = ((x & 0x3FFF_0000_3FFF_0000) >> 2) | (x & 0x0000_3FFF_0000_3FFF);
+    let x = ((x & 0x0FFF_FFFF_0000_0000) >> 4) | (x & 0x0000_0000_0FFF_FFFF);
+    Some((x, start.saturating_add(len)))
 }
 
 #[cold]
