@@ -148,7 +148,11 @@ pub(crate) fn decode<'a>(
         dense_left: input.len() / 2,
         checked,
     };
-    d.run(root)
+    let outcome = d.run(root);
+    // Records were allocated after the scratch, so bumpalo could not take
+    // its buffer back anyway: dropping it would only cost the check.
+    std::mem::forget(d.scratch);
+    outcome
 }
 
 /// A tag of one byte (field numbers 1 to 15, wire types 0 to 7): the common
