@@ -149,8 +149,9 @@ pub(crate) fn decode<'a>(
         checked,
     };
     let outcome = d.run(root);
-    // Records were allocated after the scratch, so bumpalo could not take
-    // its buffer back anyway: dropping it would only cost the check.
+    // The records were allocated after the scratch, so bumpalo could not
+    // take its buffer back: dropping it would only cost the check. (An
+    // empty input leaves its one-slot scratch, 32 bytes, until the reset.)
     std::mem::forget(d.scratch);
     outcome
 }
