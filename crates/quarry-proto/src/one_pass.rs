@@ -108,6 +108,8 @@ struct Dec<'a, 's> {
     /// False when nothing this decode can write or count reaches the
     /// limits (see [`decode`]): the per-message checks are skipped.
     checked: bool,
+    /// The error a nested [`Dec::message_call`] stopped with (see there).
+    error: Option<DecodeError>,
 }
 
 /// Decode `input` as one message of type `message` in one pass, or report
@@ -147,6 +149,7 @@ pub(crate) fn decode<'a>(
         deep: options.max_depth.saturating_add(1).min(MAX_RECURSION),
         dense_left: input.len() / 2,
         checked,
+        error: None,
     };
     let outcome = d.run(root);
     // The records were allocated after the scratch, so bumpalo could not
@@ -255,6 +258,7 @@ impl<'a> Dec<'a, '_> {
     /// scratch, no copy at the end); anything a dense record cannot hold
     /// (an unknown field, a closed enum's unknown value, a message field
     /// twice) sends the input to the merging decoder.
+    #[inline(always)]
     fn message<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
@@ -506,11 +510,41 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let n = table.fields.len();
-        if table.dense && self.dense_left >= n {
+        let slots = if table.dense && self.dense_left >= n {
             self.dense_left = self.dense_left.saturating_sub(n);
-            self.message::<true>(table, start, end)
+            self.message_call::<true>(table, start, end)
         } else {
-            self.message::<false>(table, start, end)
+            self.message_call::<false>(table, start, end)
+        };
+        match slots {
+            Some(slots) => Ok(Some(slots)),
+            None => match self.error.take() {
+                Some(e) => Err(e),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// [`message`](Self::message) behind a call whose result fits two
+    /// registers: the slots, or `None` when the decode stops, the error (if
+    /// it is one, not the merging decoder's case) left in
+    /// [`error`](Dec::error). Returned whole, the `Result` went through
+    /// memory: stores and loads per nested message (callgrind, reused
+    /// arena: star 922 -> 910 instructions a decode, history sync 0.8%
+    /// fewer).
+    #[inline(never)]
+    fn message_call<const DENSE: bool>(
+        &mut self,
+        table: &'static MessageTable,
+        start: usize,
+        end: usize,
+    ) -> Option<&'a [Slot<'a>]> {
+        match self.message::<DENSE>(table, start, end) {
+            Ok(slots) => slots,
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
         }
     }
 
