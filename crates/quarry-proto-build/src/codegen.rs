@@ -249,7 +249,12 @@ pub(crate) fn generate(model: &Model, opts: &Options) -> TokenStream {
         let full = &e.full_name;
         let closed = e.closed;
         enum_tables.push(quote! {
-            ::quarry_proto::EnumTable { full_name: #full, closed: #closed, values: &#e_name }
+            ::quarry_proto::EnumTable {
+                full_name: #full,
+                closed: #closed,
+                values: &#e_name,
+                known: ::quarry_proto::EnumTable::known_of(&#e_name),
+            }
         });
     }
     let schema_doc = doc(

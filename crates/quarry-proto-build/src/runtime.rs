@@ -92,15 +92,19 @@ pub(crate) fn build(model: &Model) -> RuntimeSchema {
     let enums: Vec<EnumTable> = model
         .enums
         .iter()
-        .map(|e| EnumTable {
-            full_name: leak_str(&e.full_name),
-            closed: e.closed,
-            values: e
+        .map(|e| {
+            let values: &'static [(i32, &'static str)] = e
                 .by_number()
                 .into_iter()
                 .map(|(n, name)| (n, leak_str(&name)))
                 .collect::<Vec<_>>()
-                .leak(),
+                .leak();
+            EnumTable {
+                full_name: leak_str(&e.full_name),
+                closed: e.closed,
+                values,
+                known: EnumTable::known_of(values),
+            }
         })
         .collect();
     let schema = Box::leak(Box::new(Schema {
