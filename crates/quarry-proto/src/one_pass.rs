@@ -59,6 +59,31 @@ pub(crate) const INITIAL_SCRATCH: usize = 8;
 /// frames lives in the arena.
 pub(crate) const MAX_RECURSION: u32 = 100;
 
+/// A dense record as it starts: slot `i` holds field `i`, absent. One
+/// `memcpy` of its first slots costs fewer instructions than writing each
+/// slot's three words (callgrind, reused arena: contact 1,168 -> 1,156 a
+/// decode, history sync 1% fewer; star, whose dense records have 4 and 1
+/// fields, -1).
+// (Eight entries: a change of `DENSE_FIELDS` fails to compile here.)
+static ABSENT: [Slot<'static>; MessageTable::DENSE_FIELDS] = [
+    absent(0),
+    absent(1),
+    absent(2),
+    absent(3),
+    absent(4),
+    absent(5),
+    absent(6),
+    absent(7),
+];
+
+const fn absent(field: u32) -> Slot<'static> {
+    Slot {
+        field,
+        aux: 0,
+        val: Val::Absent,
+    }
+}
+
 /// What the decoder tracks about the message being read, besides its
 /// cursor.
 #[derive(Clone, Copy)]
@@ -548,22 +573,20 @@ impl<'a> Dec<'a, '_> {
         }
     }
 
-    /// The slots of a dense record of `table`: one per field, absent.
+    /// The slots of a dense record of `table`: one per field, absent,
+    /// copied from [`ABSENT`].
     fn dense_slots(
         &self,
         table: &'static MessageTable,
         at: usize,
     ) -> Result<&'a mut [Slot<'a>], DecodeError> {
-        let fill = |i: usize| Slot {
-            field: i as u32,
-            aux: 0,
-            val: Val::Absent,
+        let Some(absent) = ABSENT.get(..table.fields.len()) else {
+            return Err(internal(at));
         };
-        let n = table.fields.len();
         if self.checked {
-            self.alloc.alloc_slice_fill_with(n, at, fill)
+            self.alloc.alloc_slice_copy(absent, at)
         } else {
-            Ok(self.alloc.bump().alloc_slice_fill_with(n, fill))
+            Ok(self.alloc.bump().alloc_slice_copy(absent))
         }
     }
 
