@@ -673,6 +673,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             };
             methods.push(quote! {
                 #fd
+                #[inline]
                 pub fn #g(self) -> #ty { #body }
             });
         } else {
@@ -681,6 +682,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             let body = gt.body;
             methods.push(quote! {
                 #fd
+                #[inline]
                 pub fn #g(self) -> #ty { #body }
             });
         }
@@ -689,6 +691,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             let hd = format!(" True if field `{}` is present.", f.name);
             methods.push(quote! {
                 #[doc = #hd]
+                #[inline]
                 pub fn #h(self) -> bool { self.rec.has(#idx) }
             });
         }
@@ -794,16 +797,24 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
             /// Decode `input` as this message into `arena` (default limits;
             /// one allocation into a fresh arena, none into a reused one).
+            // `#[inline]` here and on the getters: a consumer of a crate of
+            // generated views (as waproto is for buffa) otherwise pays a
+            // call per getter and a call plus a copy of the result per
+            // decode (iai, reused arena: star 1,004 -> 983 instructions,
+            // contact 1,251 -> 1,230).
+            #[inline]
             pub fn decode(arena: &'a ::quarry_proto::Arena, input: &'a [u8]) -> ::core::result::Result<Self, ::quarry_proto::DecodeError> {
                 ::quarry_proto::decode(Self::TABLE, arena, input).map(Self::from_record)
             }
 
             /// A view of `rec`, which must have been decoded as this type.
+            #[inline]
             pub fn from_record(rec: ::quarry_proto::Record<'a>) -> Self {
                 Self { rec }
             }
 
             /// The underlying record.
+            #[inline]
             pub fn record(self) -> ::quarry_proto::Record<'a> {
                 self.rec
             }
