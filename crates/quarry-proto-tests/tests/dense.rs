@@ -232,3 +232,60 @@ fn nested_points_agree_with_prost() {
     assert_eq!(view.to_prost(), reference);
     assert_eq!(view.encode_to_vec(), bytes);
 }
+
+/// `Pair` is dense and its two `Nested` fields are not: the first sparse
+/// child takes the decoder's scratch buffer as its record, the second
+/// starts a new buffer. Every arrangement reads as prost reads it:
+/// both children, either alone, out of order, empty, a child whose
+/// repeated field makes it gather, and a child sent twice (merged).
+#[test]
+fn sparse_children_of_a_dense_message_agree_with_prost() {
+    use quarry_proto_tests::pb::test2::Pair;
+    use quarry_proto_tests::views::PairView;
+
+    // first = { id: 1, name: "ab" }
+    let first = [0x0A, 6, 0x08, 1, 0x12, 2, b'a', b'b'];
+    // second = { id: 2, inner: { id: 3 } }
+    let second = [0x12, 6, 0x08, 2, 0x1A, 2, 0x08, 3];
+    let count = [0x18, 7];
+    let cat = |parts: &[&[u8]]| parts.concat();
+    let canonical = cat(&[&first, &second, &count]);
+
+    let arena = Arena::new();
+    let view = PairView::decode(&arena, &canonical).unwrap();
+    let (a, b) = (view.first().unwrap(), view.second().unwrap());
+    assert_eq!((a.id(), a.name(), a.inner().is_none()), (1, "ab", true));
+    assert_eq!((b.id(), b.inner().map(|i| i.id())), (2, Some(3)));
+    assert_eq!(view.count(), 7);
+    assert_eq!(view.encode_to_vec(), canonical);
+
+    let cases: [(&str, Vec<u8>); 7] = [
+        ("both", canonical.clone()),
+        ("second first", cat(&[&count, &second, &first])),
+        ("first only", first.to_vec()),
+        ("second only", cat(&[&second, &count])),
+        ("empty first, then second", cat(&[&[0x0A, 0], &second])),
+        // first = { colors: [GREEN, BLUE], id: 4 }: repeated and out of
+        // number order, so its slots are gathered.
+        (
+            "gathered first",
+            cat(&[&[0x0A, 6, 0x20, 2, 0x20, 3, 0x08, 4], &second]),
+        ),
+        // first twice: merged (id from the first, name from the second).
+        (
+            "first twice",
+            cat(&[&[0x0A, 2, 0x08, 5], &second, &[0x0A, 3, 0x12, 1, b'z']]),
+        ),
+    ];
+    for (name, bytes) in cases {
+        let arena = Arena::new();
+        let view = PairView::decode(&arena, &bytes).unwrap();
+        let reference = Pair::decode(&bytes[..]).unwrap();
+        assert_eq!(view.to_prost(), reference, "{name}");
+        assert_eq!(
+            Pair::decode(&view.encode_to_vec()[..]).unwrap(),
+            reference,
+            "{name}: re-encoded"
+        );
+    }
+}

@@ -42,8 +42,11 @@ pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 98;
 
 /// Arena bytes one decode may write on top of
 /// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the scratch stack as it
-/// starts (8 slots of 32 bytes), the merging decoder's frames for the first
-/// [`INLINE_FRAMES`] levels of nesting, and alignment. Nesting past
+/// starts (8 slots of 32 bytes; when a dense root's first sparse child
+/// takes that buffer as its record, the scratch grows again from nothing
+/// within the 32 per input byte counted there), the merging decoder's
+/// frames for the first [`INLINE_FRAMES`] levels of nesting, and
+/// alignment. Nesting past
 /// [`INLINE_FRAMES`] levels adds at most 4 frames of under 128 bytes per
 /// level in the merging decoder (its stack doubles as it grows and the
 /// buffers it outgrew stay in the arena); the one-pass decoder keeps no

@@ -135,6 +135,11 @@ struct Dec<'a, 's> {
     checked: bool,
     /// The error a nested [`Dec::message_call`] stopped with (see there).
     error: Option<DecodeError>,
+    /// The deepest level whose message may take the scratch as its record
+    /// (see [`Dec::finish`]): 2 while the root is a dense record and the
+    /// scratch is still the decode's first buffer, neither grown nor taken;
+    /// 1 (the root only) otherwise.
+    take_depth: u32,
 }
 
 /// Decode `input` as one message of type `message` in one pass, or report
@@ -175,6 +180,7 @@ pub(crate) fn decode<'a>(
         dense_left: input.len() / 2,
         checked,
         error: None,
+        take_depth: 1,
     };
     let outcome = d.run(root);
     // The records were allocated after the scratch, so bumpalo could not
@@ -267,6 +273,9 @@ mod step {
 impl<'a> Dec<'a, '_> {
     fn run(&mut self, root: &'static MessageTable) -> Result<Outcome<'a>, DecodeError> {
         let end = self.buf.len();
+        if root.dense && self.dense_left >= root.fields.len() {
+            self.take_depth = 2;
+        }
         Ok(match self.enter(root, 0, end)? {
             Some(slots) => Outcome::Done(Record::new(slots)),
             None => Outcome::Merge,
@@ -449,7 +458,7 @@ impl<'a> Dec<'a, '_> {
             debug_assert!(record::in_reader_order(dense));
             return Ok(Some(dense));
         }
-        self.finish(table, msg, end, self.depth == 1)
+        self.finish(table, msg, end)
     }
 
     /// Put the value of field `fi` in its dense slot, or push it on the
@@ -776,14 +785,20 @@ impl<'a> Dec<'a, '_> {
         // for an empty message at the end of the input).
         let most = (self.buf.len() / 2).saturating_add(1);
         let cap = self.scratch.capacity();
-        let total = cap.saturating_mul(2).min(most);
+        // From nothing (the first buffer became a record), as at the start.
+        let total = cap.saturating_mul(2).max(INITIAL_SCRATCH).min(most);
         if total <= cap {
             return Err(internal(at));
         }
+        self.take_depth = 1;
         // The old buffer stays in the arena: charge the new one whole.
         self.alloc.charge_slice::<Slot<'a>>(total, at)?;
-        self.scratch
-            .reserve_exact(total.saturating_sub(self.scratch.len()));
+        if cap == 0 {
+            self.scratch = ArenaVec::with_capacity_in(total, self.alloc.bump());
+        } else {
+            self.scratch
+                .reserve_exact(total.saturating_sub(self.scratch.len()));
+        }
         Ok(())
     }
 
@@ -921,7 +936,6 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         msg: Msg,
         at: usize,
-        root: bool,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let Some(pending) = self.scratch.get(msg.base..) else {
             return Err(internal(at));
@@ -942,9 +956,18 @@ impl<'a> Dec<'a, '_> {
         if n == 0 {
             return Ok(Some(&[]));
         }
-        if root {
-            // The root's slots are the whole scratch: it becomes the
-            // record, already in the arena and charged.
+        if self.depth <= self.take_depth && msg.base == 0 {
+            // The message's slots are the whole scratch: it becomes the
+            // record, already in the arena and charged, instead of a copy.
+            // The root's always can. So can the first sparse child of a
+            // dense root (a `SyncActionValue`): nothing is pending below
+            // it, and no ancestor pushes after it, so the scratch rarely
+            // needs to grow again from nothing (a sibling of the same
+            // kind), and when it does, the new buffers add no more to the
+            // arena bound than the grown first buffer would have.
+            // (Taking it under a sparse root, whose slot for the child then
+            // starts a new buffer, cost text_reply 65 instructions more.)
+            self.take_depth = 1;
             let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
             let slots = scratch.into_bump_slice();
             debug_assert!(record::in_reader_order(slots));
