@@ -69,6 +69,7 @@ impl Arena {
     /// arena.reset();
     /// assert_eq!(arena.stats().allocated_bytes, held);
     /// ```
+    #[inline]
     pub fn reset(&mut self) {
         self.bump.reset();
     }
