@@ -103,13 +103,14 @@ struct Msg {
     base: usize,
     /// Where its bytes start (item-limit errors point here).
     start: usize,
-    /// Slots must be gathered: a repeated or unknown field was read.
-    /// (Fields out of number order, or one twice, are found when the
-    /// message ends: one compare per slot there instead of per field
-    /// here.)
-    gather: bool,
-    /// Oneof members read (two or more may conflict).
-    oneof_members: u32,
+    /// Bit 0 ([`Msg::GATHER`]): slots must be gathered, a repeated or
+    /// unknown field was read. (Fields out of number order, or one twice,
+    /// are found when the message ends: one compare per slot there instead
+    /// of per field here.) Above it, twice the number of oneof members read
+    /// ([`Msg::ONEOF`] each, saturating; two or more may conflict). One
+    /// word, so the message's state costs the loop one register or one
+    /// stack slot fewer.
+    marks: u32,
 }
 
 impl Msg {
@@ -117,9 +118,22 @@ impl Msg {
         Self {
             base,
             start,
-            gather: false,
-            oneof_members: 0,
+            marks: 0,
         }
+    }
+
+    const GATHER: u32 = 1;
+    const ONEOF: u32 = 2;
+
+    /// The slots cannot simply be copied: something was read that needs a
+    /// gather, or two oneof members (`marks` is neither 0 nor one member).
+    fn must_gather(self) -> bool {
+        self.marks & !Self::ONEOF != 0
+    }
+
+    /// Two or more oneof members were read.
+    fn oneof_pair(self) -> bool {
+        self.marks >= 2 * Self::ONEOF
     }
 }
 
@@ -349,9 +363,11 @@ impl<'a> Dec<'a, '_> {
                             return Ok(None);
                         }
                         pos = g.pos;
-                        msg.gather |= g.flags & step::GATHER != 0;
+                        if g.flags & step::GATHER != 0 {
+                            msg.marks |= Msg::GATHER;
+                        }
                         if g.flags & step::ONEOF != 0 {
-                            msg.oneof_members = msg.oneof_members.saturating_add(1);
+                            msg.marks = msg.marks.saturating_add(Msg::ONEOF);
                         }
                         continue;
                     }
@@ -383,7 +399,7 @@ impl<'a> Dec<'a, '_> {
                     if reader == op::MSGS {
                         // Repeated messages (lists of records, the bulk of a
                         // history sync) only ask for a gather.
-                        msg.gather = true;
+                        msg.marks |= Msg::GATHER;
                     }
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
@@ -438,7 +454,7 @@ impl<'a> Dec<'a, '_> {
                         if DENSE {
                             return Ok(None);
                         }
-                        msg.gather = true;
+                        msg.marks |= Msg::GATHER;
                         self.push(
                             Slot {
                                 field: UNKNOWN,
@@ -962,7 +978,7 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(at));
         };
         // Canonical input has its known fields in number order, each once.
-        if msg.gather || msg.oneof_members > 1 || !pending.is_sorted_by(|a, b| a.field < b.field) {
+        if msg.must_gather() || !pending.is_sorted_by(|a, b| a.field < b.field) {
             return self.gather(table, msg, at);
         }
         let n = pending.len();
@@ -1092,7 +1108,7 @@ impl<'a> Dec<'a, '_> {
             }
             k = stop;
         }
-        if msg.oneof_members > 1 && oneof_conflict(table, pending, n, &index) {
+        if msg.oneof_pair() && oneof_conflict(table, pending, n, &index) {
             return Ok(None);
         }
 
