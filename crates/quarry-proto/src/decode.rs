@@ -46,11 +46,10 @@ pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 98;
 /// takes that buffer as its record, the scratch grows again from nothing
 /// within the 32 per input byte counted there), the merging decoder's
 /// frames for the first [`INLINE_FRAMES`] levels of nesting, and
-/// alignment. Nesting past
-/// [`INLINE_FRAMES`] levels adds at most 4 frames of under 128 bytes per
-/// level in the merging decoder (its stack doubles as it grows and the
-/// buffers it outgrew stay in the arena); the one-pass decoder keeps no
-/// per-level state in the arena.
+/// alignment. Nesting past [`INLINE_FRAMES`] levels adds at most 4 frames
+/// of under 128 bytes per level in the merging decoder (its stack doubles
+/// as it grows and the buffers it outgrew stay in the arena); the one-pass
+/// decoder keeps no per-level state in the arena.
 pub const ARENA_BYTES_CONST: usize = 2048;
 
 /// Levels of nesting whose bookkeeping [`ARENA_BYTES_CONST`] covers; the
