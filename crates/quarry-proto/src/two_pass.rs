@@ -56,6 +56,10 @@ enum Val<'a> {
     Msgs(&'a mut [&'a [record::Slot<'a>]]),
     Raw(&'a [u8]),
     PackedRejects(&'a [u8]),
+    /// The occurrences of a singular message field that count, waiting
+    /// while its earlier occurrences (displaced by another member of its
+    /// oneof) are read: the next occurrence the loop meets reads these.
+    Kept(&'a [(usize, usize)]),
 }
 
 /// Move a filled array out of its slot, read-only from now on.
@@ -72,6 +76,11 @@ fn freeze<'a>(
     slots: &'a mut [Slot<'a>],
     at: usize,
 ) -> Result<&'a [record::Slot<'a>], DecodeError> {
+    // Every message field that had occurrences waiting was read (a later
+    // occurrence always follows the ones displaced).
+    if slots.iter().any(|s| matches!(s.val, Val::Kept(_))) {
+        return Err(internal(at));
+    }
     alloc.charge_slice::<record::Slot<'a>>(slots.len(), at)?;
     let frozen = alloc
         .bump()
@@ -87,6 +96,8 @@ fn freeze<'a>(
                 Val::Msgs(v) => record::Val::Msgs(take_list(v)),
                 Val::Raw(v) => record::Val::Raw(v),
                 Val::PackedRejects(v) => record::Val::PackedRejects(v),
+                // Rejected above.
+                Val::Kept(_) => record::Val::Msg(&[]),
             };
             record::Slot {
                 field: s.field,
@@ -157,10 +168,17 @@ enum Spans<'a> {
     Many(&'a [(usize, usize)]),
 }
 
+/// Byte ranges of occurrences of one field, in input order.
+type SpanList<'a> = &'a [(usize, usize)];
+
 /// A singular message slot whose child is pending.
 const SINGULAR: u32 = u32::MAX;
 /// `aux` of a singular message slot after its merged occurrences were read.
 const MERGED: u32 = u32::MAX;
+/// The slot index of [`Frame::pending`] for a child that is read only to
+/// check it, as protobuf reads every member of a oneof, those a later
+/// member displaces too: its record is dropped.
+const DISCARD: u32 = u32::MAX;
 
 struct Frame<'a> {
     table: &'static MessageTable,
@@ -276,6 +294,12 @@ impl<'a> Dec<'a, '_> {
                 };
                 if done.next_unknown as usize != done.slots.len() {
                     return Err(internal(done.end));
+                }
+                if stack
+                    .top()
+                    .is_some_and(|parent| parent.pending.0 == DISCARD)
+                {
+                    continue;
                 }
                 let slots = freeze(self.alloc, done.slots, done.end)?;
                 match stack.top() {
@@ -565,16 +589,18 @@ impl<'a> Dec<'a, '_> {
             match kind {
                 Kind::String | Kind::Bytes => {
                     let (s, e) = read_len(buf, &mut pos, end)?;
+                    let bytes = span(buf, s, e)?;
+                    // Checked even for a displaced oneof member, as
+                    // protobuf reads it before the next member replaces it.
+                    let val = if kind == Kind::String && f.utf8 {
+                        Val::Str(
+                            quarry::utf8::to_str(bytes)
+                                .ok_or(DecodeError::InvalidUtf8 { offset: s })?,
+                        )
+                    } else {
+                        Val::Bytes(bytes)
+                    };
                     if let Some(i) = slot {
-                        let bytes = span(buf, s, e)?;
-                        let val = if kind == Kind::String && f.utf8 {
-                            Val::Str(
-                                quarry::utf8::to_str(bytes)
-                                    .ok_or(DecodeError::InvalidUtf8 { offset: s })?,
-                            )
-                        } else {
-                            Val::Bytes(bytes)
-                        };
                         let sl = slot_mut(frame.slots, i, at)?;
                         match (&mut sl.val, val) {
                             (Val::Strs(list), Val::Str(v)) => push(list, &mut sl.aux, v, at)?,
@@ -615,8 +641,17 @@ impl<'a> Dec<'a, '_> {
                         return Ok(Step::Next);
                     }
                     let Some(i) = slot else {
-                        // A oneof member another member displaced.
-                        return Ok(Step::Next);
+                        // A oneof member another member displaced: read
+                        // and dropped (protobuf rejects it when it is
+                        // malformed).
+                        frame.pending = (DISCARD, SINGULAR);
+                        return Ok(Step::Enter {
+                            msg: f.sub,
+                            at,
+                            spans: Spans::One,
+                            start: s,
+                            end: e,
+                        });
                     };
                     let sl = slot_mut(frame.slots, i, at)?;
                     if let Val::Msgs(list) = &sl.val {
@@ -635,7 +670,22 @@ impl<'a> Dec<'a, '_> {
                         });
                     }
                     match sl.aux {
-                        MERGED => return Ok(Step::Next),
+                        MERGED => {
+                            let Val::Kept(kept) = sl.val else {
+                                return Ok(Step::Next);
+                            };
+                            // The displaced occurrences were read: now the
+                            // ones that count.
+                            sl.val = Val::Msg(&[]);
+                            frame.pending = (i as u32, SINGULAR);
+                            return Ok(Step::Enter {
+                                msg: f.sub,
+                                at,
+                                spans: Spans::Many(kept),
+                                start: s,
+                                end: e,
+                            });
+                        }
                         1 => {
                             frame.pending = (i as u32, SINGULAR);
                             return Ok(Step::Enter {
@@ -647,9 +697,23 @@ impl<'a> Dec<'a, '_> {
                             });
                         }
                         n => {
+                            let (displaced, kept) = self.merge_spans(frame, fi, n, depth)?;
+                            let Some(sl) = frame.slots.get_mut(i) else {
+                                return Err(internal(at));
+                            };
                             sl.aux = MERGED;
-                            frame.pending = (i as u32, SINGULAR);
-                            let spans = self.merge_spans(frame, fi, n, depth)?;
+                            // Occurrences before the last member that
+                            // displaced this one are read first, as one
+                            // message, and dropped; the next occurrence
+                            // reads those that count.
+                            let spans = if displaced.is_empty() {
+                                frame.pending = (i as u32, SINGULAR);
+                                kept
+                            } else {
+                                sl.val = Val::Kept(kept);
+                                frame.pending = (DISCARD, SINGULAR);
+                                displaced
+                            };
                             return Ok(Step::Enter {
                                 msg: f.sub,
                                 at,
@@ -760,9 +824,10 @@ impl<'a> Dec<'a, '_> {
         Ok(Step::Next)
     }
 
-    /// The spans of every occurrence of singular message field `fi` that
-    /// counts: all of them, or for a oneof member those after the last
-    /// occurrence of another member of the same oneof.
+    /// The spans of the occurrences of singular message field `fi`, in
+    /// two runs: those another member of its oneof displaced (before that
+    /// member's last occurrence; none for a field outside a oneof), and
+    /// those that count.
     #[cold]
     fn merge_spans(
         &mut self,
@@ -770,7 +835,7 @@ impl<'a> Dec<'a, '_> {
         fi: u32,
         max: u32,
         depth: u32,
-    ) -> Result<&'a [(usize, usize)], DecodeError> {
+    ) -> Result<(SpanList<'a>, SpanList<'a>), DecodeError> {
         let buf = self.buf;
         let table = frame.table;
         let Some(f) = table.fields.get(fi as usize) else {
@@ -780,6 +845,8 @@ impl<'a> Dec<'a, '_> {
             .alloc
             .alloc_slice_fill_copy(max as usize, (0usize, 0usize), frame.pos)?;
         let mut n = 0usize;
+        // Occurrences before this index were displaced.
+        let mut first_kept = 0usize;
         let whole: &[(usize, usize)] = match frame.spans {
             Spans::One => &[],
             Spans::Many(list) => list,
@@ -827,7 +894,7 @@ impl<'a> Dec<'a, '_> {
                         true
                     };
                     if valid {
-                        n = 0;
+                        first_kept = n;
                     }
                 }
                 if wt == SGROUP {
@@ -850,7 +917,10 @@ impl<'a> Dec<'a, '_> {
             }
         }
         let out: &'a [(usize, usize)] = out;
-        out.get(..n).ok_or_else(|| internal(frame.pos))
+        let Some(all) = out.get(..n) else {
+            return Err(internal(frame.pos));
+        };
+        Ok(all.split_at(first_kept.min(n)))
     }
 }
 

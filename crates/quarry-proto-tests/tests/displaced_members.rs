@@ -1,0 +1,174 @@
+//! Malformed input inside a oneof member that a later member displaces:
+//! protobuf reads every member as it comes, so a bad body or invalid UTF-8
+//! there fails the decode even though the member does not survive. quarry's
+//! merging decoder must read such members too (it used to skip them; a fuzz
+//! run found the WhatsApp case below, which prost rejects).
+//!
+//! Each input starts the oneof with `k_inner` holding an unknown field
+//! (`0x48 0x00`, field 9): `Inner` is read as a dense record, which cannot
+//! hold one, so the one-pass decoder stops there and the merging decoder
+//! reads the whole input. The malformed part comes after that point.
+
+use prost::Message as _;
+use quarry::{Arena, DecodeError};
+use quarry_proto_tests::views::All3View;
+use quarry_proto_tests::{pb, wa};
+
+/// `k_inner` (61, tag EA 03) holding `body`.
+fn k_inner(body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xEA, 0x03, body.len() as u8];
+    out.extend_from_slice(body);
+    out
+}
+
+/// `k_string` (60, tag E2 03) holding `bytes`.
+fn k_string(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xE2, 0x03, bytes.len() as u8];
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// `k_u64` (64, tag 80 04) = 1.
+const K_U64: [u8; 3] = [0x80, 0x04, 0x01];
+
+/// An `Inner` body the one-pass decoder hands over: an unknown field.
+const HAND_OVER: [u8; 2] = [0x48, 0x00];
+
+fn decode3(bytes: &[u8]) -> Result<(), DecodeError> {
+    let arena = Arena::new();
+    All3View::decode(&arena, bytes).map(|_| ())
+}
+
+fn prost_accepts(bytes: &[u8]) -> bool {
+    pb::test3::All3::decode(bytes).is_ok()
+}
+
+#[test]
+fn a_well_formed_displaced_member_is_dropped() {
+    // Control: the hand-over alone is fine, and the last member wins.
+    let bytes = [k_inner(&HAND_OVER), K_U64.to_vec()].concat();
+    assert!(prost_accepts(&bytes));
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    let theirs = pb::test3::All3::decode(&bytes[..]).unwrap();
+    assert_eq!(view.to_prost(), theirs);
+    assert_eq!(theirs.kind, Some(pb::test3::all3::Kind::KU64(1)));
+}
+
+#[test]
+fn a_displaced_message_member_with_a_bad_length_is_an_error() {
+    // k_inner { 9: 0, text: claims 5 bytes, has 1 }, then k_u64.
+    let bytes = [k_inner(&[0x48, 0x00, 0x0A, 0x05, b'a']), K_U64.to_vec()].concat();
+    assert!(!prost_accepts(&bytes));
+    assert_eq!(
+        decode3(&bytes),
+        Err(DecodeError::Malformed {
+            offset: 6,
+            what: "length past the end of the message"
+        })
+    );
+}
+
+#[test]
+fn a_displaced_string_member_must_be_utf8() {
+    // k_inner (hand-over), k_string = C3 28, then k_u64 wins.
+    let bytes = [k_inner(&HAND_OVER), k_string(&[0xC3, 0x28]), K_U64.to_vec()].concat();
+    assert!(!prost_accepts(&bytes));
+    assert_eq!(decode3(&bytes), Err(DecodeError::InvalidUtf8 { offset: 8 }));
+}
+
+#[test]
+fn an_earlier_occurrence_of_the_surviving_member_is_read_too() {
+    // k_inner { 9: 0, text: claims 5 }, k_u64, k_inner {}: k_inner
+    // survives, but its first occurrence is still malformed.
+    let bytes = [
+        k_inner(&[0x48, 0x00, 0x0A, 0x05, b'a']),
+        K_U64.to_vec(),
+        k_inner(&[]),
+    ]
+    .concat();
+    assert!(!prost_accepts(&bytes));
+    assert_eq!(
+        decode3(&bytes),
+        Err(DecodeError::Malformed {
+            offset: 6,
+            what: "length past the end of the message"
+        })
+    );
+    // Well formed, the same arrangement decodes as prost reads it: only
+    // the occurrences after the last displaced member count.
+    let bytes = [
+        k_inner(&[0x48, 0x00, 0x10, 0x07]),
+        K_U64.to_vec(),
+        k_inner(&[0x10, 0x09]),
+    ]
+    .concat();
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    let theirs = pb::test3::All3::decode(&bytes[..]).unwrap();
+    assert_eq!(view.to_prost(), theirs);
+    assert_eq!(view.k_inner().map(|i| i.n()), Some(9));
+}
+
+#[test]
+fn a_displaced_member_deeper_than_the_limit_is_an_error() {
+    // k_inner nests 120 levels of `next` (3) after the hand-over; prost's
+    // and quarry's limit is 100.
+    let mut body = vec![0x48, 0x00];
+    let mut inner: Vec<u8> = Vec::new();
+    for _ in 0..120 {
+        let mut next = vec![0x1A];
+        let mut len = inner.len();
+        loop {
+            let b = (len & 0x7F) as u8;
+            len >>= 7;
+            if len == 0 {
+                next.push(b);
+                break;
+            }
+            next.push(b | 0x80);
+        }
+        next.extend_from_slice(&inner);
+        inner = next;
+    }
+    body.extend_from_slice(&inner);
+    let mut bytes = vec![0xEA, 0x03];
+    let mut len = body.len();
+    loop {
+        let b = (len & 0x7F) as u8;
+        len >>= 7;
+        if len == 0 {
+            bytes.push(b);
+            break;
+        }
+        bytes.push(b | 0x80);
+    }
+    bytes.extend_from_slice(&body);
+    bytes.extend_from_slice(&K_U64);
+    assert!(!prost_accepts(&bytes));
+    assert!(matches!(
+        decode3(&bytes),
+        Err(DecodeError::DepthLimit { limit: 100, .. })
+    ));
+}
+
+#[test]
+fn the_whatsapp_input_the_fuzzer_found_is_an_error() {
+    // Message { interactiveMessage (45) { shopStorefrontMessage (4) { 7: {},
+    // 5: claims 64 bytes, has 0 }, collectionMessage {}, footer {},
+    // carouselMessage {}, collectionMessage {} }, 2011: 40 }. ShopMessage is
+    // a dense record, so its unknown field 7 hands over to the merging
+    // decoder; the shop member is displaced by the collection.
+    let bytes = [
+        234, 2, 14, 34, 4, 58, 0, 42, 64, 42, 0, 26, 0, 58, 0, 42, 0, 216, 253, 0, 40,
+    ];
+    assert!(pb::whatsapp::Message::decode(&bytes[..]).is_err());
+    let arena = Arena::new();
+    assert_eq!(
+        wa::MessageView::decode(&arena, &bytes).map(|_| ()),
+        Err(DecodeError::Malformed {
+            offset: 8,
+            what: "length past the end of the message"
+        })
+    );
+}
