@@ -172,3 +172,54 @@ fn the_whatsapp_input_the_fuzzer_found_is_an_error() {
         })
     );
 }
+
+/// One oneof member of `All3.kind` with a body of random bytes: the
+/// string, message and bytes members take them as they are (often
+/// malformed or not UTF-8), the varint members a one-byte value.
+fn member() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let body = proptest::collection::vec(any::<u8>(), 0..6);
+    prop_oneof![
+        body.clone().prop_map(|b| k_string(&b)),
+        body.clone().prop_map(|b| k_inner(&b)),
+        body.clone()
+            .prop_map(|b| k_inner(&[&HAND_OVER[..], &b[..]].concat())),
+        body.prop_map(|b| {
+            let mut out = vec![0xFA, 0x03, b.len() as u8];
+            out.extend_from_slice(&b);
+            out
+        }),
+        (0u8..0x80).prop_map(|v| vec![0xF0, 0x03, v]),
+        (0u8..0x80).prop_map(|v| vec![0x80, 0x04, v]),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 2048,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any run of oneof members, well formed or not: quarry accepts what
+    /// prost accepts, and then reads the same message.
+    #[test]
+    fn runs_of_members_agree_with_prost(
+        members in proptest::collection::vec(member(), 1..6),
+    ) {
+        let bytes = members.concat();
+        let arena = Arena::new();
+        let ours = All3View::decode(&arena, &bytes);
+        let theirs = pb::test3::All3::decode(&bytes[..]);
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => proptest::prop_assert_eq!(ours.to_prost(), theirs),
+            (Err(_), Err(_)) => {}
+            (ours, theirs) => proptest::prop_assert!(
+                false,
+                "quarry {:?}, prost {:?} on {:02X?}",
+                ours.map(|v| v.to_prost()),
+                theirs,
+                bytes
+            ),
+        }
+    }
+}
