@@ -1032,28 +1032,100 @@ impl<'a> Dec<'a, '_> {
         let alloc = self.alloc;
         let pending = pending(&mut self.scratch, msg.base, at)?;
         let n = pending.len();
-        // Sort by (field, position): stable, without a heap buffer.
-        // Unknown fields (`UNKNOWN`, the largest index) go last.
-        let sorted = pending.is_sorted_by_key(|s| s.field);
-        let perm: Option<&mut [u32]> = if sorted {
-            None
-        } else {
-            let perm = alloc.alloc_slice_fill_with(n, at, |i| i as u32)?;
-            perm.sort_unstable_by_key(|&i| {
-                (pending.get(i as usize).map_or(UNKNOWN, |s| s.field), i)
-            });
-            Some(perm)
+        let sizes = match sorted_sizes(table, pending, at)? {
+            Sorted::Sizes(sizes) => sizes,
+            Sorted::Merge => return Ok(None),
+            Sorted::No => {
+                // Sort by (field, position): stable, without a heap buffer.
+                // Unknown fields (`UNKNOWN`, the largest index) go last.
+                let perm = alloc.alloc_slice_fill_with(n, at, |i| i as u32)?;
+                perm.sort_unstable_by_key(|&i| {
+                    (pending.get(i as usize).map_or(UNKNOWN, |s| s.field), i)
+                });
+                return self.gather_permuted(table, msg, perm, at);
+            }
         };
-        match perm {
-            None => self.gather_in::<true>(table, msg, &[], at),
-            Some(perm) => self.gather_in::<false>(table, msg, perm, at),
+        if msg.oneof_pair() && oneof_conflict(table, pending, n, &|k| k) {
+            return Ok(None);
         }
+        self.gather_sorted(table, msg, sizes, at)
     }
 
-    /// [`gather`](Self::gather) once the order is known: the pending slots
-    /// as they are (`SORTED`) or in the order of `perm`.
+    /// [`gather`](Self::gather) for slots already in field order (what
+    /// canonical encoders write: a repeated field's values side by side),
+    /// run by run, each repeated run collected by one pass over its slots.
+    /// The general walk costs about three times as much per value
+    /// (callgrind, history sync 50x20: the 20 messages of a conversation).
+    fn gather_sorted(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        sizes: Sizes,
+        at: usize,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let alloc = self.alloc;
+        let base = msg.base;
+        let pending = pending(&mut self.scratch, base, at)?;
+        count_items(
+            &mut self.items,
+            self.max_items,
+            u32::try_from(sizes.slots.saturating_add(sizes.elements)).unwrap_or(u32::MAX),
+            msg.start,
+        )?;
+        alloc.charge_slice::<Slot<'a>>(sizes.slots, at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(sizes.slots, alloc.bump());
+        for run in pending.chunk_by_mut(|a, b| a.field == b.field) {
+            let Some(&first) = run.first() else {
+                return Err(internal(at));
+            };
+            let fi = first.field;
+            match table.fields.get(fi as usize) {
+                Some(f) if f.is_repeated() => {
+                    let val = match f.kind {
+                        Kind::Message | Kind::Group => {
+                            Val::Msgs(collect_run(alloc, run, at, &[][..], |v| match v {
+                                Val::Msg(m) => Some(m),
+                                _ => None,
+                            })?)
+                        }
+                        Kind::String if f.utf8 => {
+                            Val::Strs(collect_run(alloc, run, at, "", |v| match v {
+                                Val::Str(s) => Some(s),
+                                _ => None,
+                            })?)
+                        }
+                        Kind::String | Kind::Bytes => {
+                            Val::BytesList(collect_run(alloc, run, at, &[][..], |v| match v {
+                                Val::Bytes(b) => Some(b),
+                                _ => None,
+                            })?)
+                        }
+                        _ => {
+                            let len = run.len();
+                            collect_repeated(alloc, f, run, 0, len, &|k| k, at)?
+                        }
+                    };
+                    out.push(Slot {
+                        field: fi,
+                        aux: 0,
+                        val,
+                    });
+                }
+                // A singular field: its last occurrence wins.
+                Some(_) => out.push(run.last().copied().unwrap_or(first)),
+                None => out.extend_from_slice(run),
+            }
+        }
+        self.scratch.truncate(base);
+        let slots = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(slots));
+        Ok(Some(slots))
+    }
+
+    /// [`gather`](Self::gather) for slots out of field order, taken in the
+    /// order of `perm` (sorted by field, then by position).
     #[inline(always)]
-    fn gather_in<const SORTED: bool>(
+    fn gather_permuted(
         &mut self,
         table: &'static MessageTable,
         msg: Msg,
@@ -1064,13 +1136,7 @@ impl<'a> Dec<'a, '_> {
         let base = msg.base;
         let pending = pending(&mut self.scratch, base, at)?;
         let n = pending.len();
-        let index = |k: usize| -> usize {
-            if SORTED {
-                k
-            } else {
-                perm.get(k).map_or(usize::MAX, |&i| i as usize)
-            }
-        };
+        let index = |k: usize| -> usize { perm.get(k).map_or(usize::MAX, |&i| i as usize) };
         let field_at = |pending: &[Slot<'a>], k: usize| pending.get(index(k)).map(|s| s.field);
 
         // First walk: the number of final slots, and whether the merging
@@ -1293,6 +1359,89 @@ fn oneof_conflict(
         };
         oneof != 0 && (0..n).any(|b| oneof_of(b).is_some_and(|(o, m)| o == oneof && m != number))
     })
+}
+
+/// What a message's final slots take, from [`sorted_sizes`].
+#[derive(Clone, Copy)]
+struct Sizes {
+    /// Final slots: one per known field, one per unknown field.
+    slots: usize,
+    /// Values of repeated fields read one per slot (not in packed runs).
+    elements: usize,
+}
+
+/// What [`sorted_sizes`] found.
+enum Sorted {
+    /// In field order, unknown fields last: the sizes of the result.
+    Sizes(Sizes),
+    /// A singular message field occurs twice: the merging decoder's case.
+    Merge,
+    /// Out of field order.
+    No,
+}
+
+/// The sizes of the final slots of `pending` when they are in field order
+/// (runs of equal fields, ascending).
+fn sorted_sizes(
+    table: &MessageTable,
+    pending: &[Slot<'_>],
+    at: usize,
+) -> Result<Sorted, DecodeError> {
+    let mut sizes = Sizes {
+        slots: 0,
+        elements: 0,
+    };
+    let mut previous = 0u32;
+    for run in pending.chunk_by(|a, b| a.field == b.field) {
+        let Some(first) = run.first() else {
+            return Err(internal(at));
+        };
+        let fi = first.field;
+        if fi < previous {
+            return Ok(Sorted::No);
+        }
+        previous = fi;
+        if fi == UNKNOWN {
+            sizes.slots = sizes.slots.saturating_add(run.len());
+            continue;
+        }
+        let Some(f) = table.fields.get(fi as usize) else {
+            return Err(internal(at));
+        };
+        if f.is_repeated() {
+            let values = if f.kind.packable() {
+                // Packed runs counted their values as they were read.
+                run.iter()
+                    .filter(|s| !matches!(s.val, Val::Scalars(_)))
+                    .count()
+            } else {
+                run.len()
+            };
+            sizes.elements = sizes.elements.saturating_add(values);
+        } else if f.kind.is_message() && run.len() > 1 {
+            return Ok(Sorted::Merge);
+        }
+        sizes.slots = sizes.slots.saturating_add(1);
+    }
+    Ok(Sorted::Sizes(sizes))
+}
+
+/// One value per slot of `run`, picked out of each slot's value, as an
+/// exact-size array.
+fn collect_run<'a, T: Copy>(
+    alloc: &BoundedAlloc<'a>,
+    run: &[Slot<'a>],
+    at: usize,
+    empty: T,
+    pick: impl Fn(Val<'a>) -> Option<T>,
+) -> Result<&'a [T], DecodeError> {
+    let list = alloc.alloc_slice_fill_copy(run.len(), empty, at)?;
+    for (out, slot) in list.iter_mut().zip(run) {
+        if let Some(v) = pick(slot.val) {
+            *out = v;
+        }
+    }
+    Ok(list)
 }
 
 /// One value per pending slot `k..stop` (in sorted order), picked out of
