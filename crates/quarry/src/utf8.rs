@@ -32,23 +32,32 @@ pub fn to_str(bytes: &[u8]) -> Option<&str> {
     }
 }
 
-/// True if every byte is below 0x80, read eight bytes at a time.
+/// True if every byte is below 0x80, read sixteen or eight bytes at a
+/// time.
 ///
 /// `<[u8]>::is_ascii` checks inputs shorter than 64 bytes one byte per
 /// loop turn; most strings of a message are 4 to 40 bytes, where whole
-/// words (the last one overlapping the one before it) take a quarter of
-/// the instructions (callgrind, protobuf history sync: 6.2 bytes per
-/// string, ~30 instructions per string before).
+/// words take a fraction of the instructions. A string of 8 to 32 bytes
+/// is two loads that may overlap, with no loop (callgrind, protobuf decode
+/// into a reused arena: history sync 50x20, three strings of 20 to 85
+/// bytes per message, 2.6% fewer instructions than with a loop of 8-byte
+/// words; contact -28, text_reply -36 a decode).
 #[inline]
 fn is_ascii(bytes: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    if let Some(&last) = bytes.last_chunk::<8>() {
-        let (words, _) = bytes.as_chunks::<8>();
-        let mut any = u64::from_le_bytes(last);
-        for &word in words {
-            any |= u64::from_le_bytes(word);
+    const HIGH2: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
+    if let (Some(&first), Some(&last)) = (bytes.first_chunk::<16>(), bytes.last_chunk::<16>()) {
+        let mut any = u128::from_le_bytes(first) | u128::from_le_bytes(last);
+        if bytes.len() > 32 {
+            let (blocks, _) = bytes.as_chunks::<16>();
+            for &block in blocks {
+                any |= u128::from_le_bytes(block);
+            }
         }
-        return any & HIGH == 0;
+        return any & HIGH2 == 0;
+    }
+    if let (Some(&first), Some(&last)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        return (u64::from_le_bytes(first) | u64::from_le_bytes(last)) & HIGH == 0;
     }
     if let (Some(&first), Some(&last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
         return (u32::from_le_bytes(first) | u32::from_le_bytes(last)) & 0x8080_8080 == 0;
