@@ -640,18 +640,21 @@ impl<'a> Dec<'a, '_> {
                         Self::push_unknown(frame, number << 3 | u32::from(LEN), Val::Raw(raw), at)?;
                         return Ok(Step::Next);
                     }
+                    // The body is read one level down (for a displaced member,
+                    // only to be checked).
+                    let enter = |spans| Step::Enter {
+                        msg: f.sub,
+                        at,
+                        spans,
+                        start: s,
+                        end: e,
+                    };
                     let Some(i) = slot else {
                         // A oneof member another member displaced: read
                         // and dropped (protobuf rejects it when it is
                         // malformed).
                         frame.pending = (DISCARD, SINGULAR);
-                        return Ok(Step::Enter {
-                            msg: f.sub,
-                            at,
-                            spans: Spans::One,
-                            start: s,
-                            end: e,
-                        });
+                        return Ok(enter(Spans::One));
                     };
                     let sl = slot_mut(frame.slots, i, at)?;
                     if let Val::Msgs(list) = &sl.val {
@@ -661,13 +664,7 @@ impl<'a> Dec<'a, '_> {
                         }
                         sl.aux = elem.saturating_add(1);
                         frame.pending = (i as u32, elem);
-                        return Ok(Step::Enter {
-                            msg: f.sub,
-                            at,
-                            spans: Spans::One,
-                            start: s,
-                            end: e,
-                        });
+                        return Ok(enter(Spans::One));
                     }
                     match sl.aux {
                         MERGED => {
@@ -678,23 +675,11 @@ impl<'a> Dec<'a, '_> {
                             // ones that count.
                             sl.val = Val::Msg(&[]);
                             frame.pending = (i as u32, SINGULAR);
-                            return Ok(Step::Enter {
-                                msg: f.sub,
-                                at,
-                                spans: Spans::Many(kept),
-                                start: s,
-                                end: e,
-                            });
+                            return Ok(enter(Spans::Many(kept)));
                         }
                         1 => {
                             frame.pending = (i as u32, SINGULAR);
-                            return Ok(Step::Enter {
-                                msg: f.sub,
-                                at,
-                                spans: Spans::One,
-                                start: s,
-                                end: e,
-                            });
+                            return Ok(enter(Spans::One));
                         }
                         n => {
                             let (displaced, kept) = self.merge_spans(frame, fi, n, depth)?;
@@ -714,13 +699,7 @@ impl<'a> Dec<'a, '_> {
                                 frame.pending = (DISCARD, SINGULAR);
                                 displaced
                             };
-                            return Ok(Step::Enter {
-                                msg: f.sub,
-                                at,
-                                spans: Spans::Many(spans),
-                                start: s,
-                                end: e,
-                            });
+                            return Ok(enter(Spans::Many(spans)));
                         }
                     }
                 }
