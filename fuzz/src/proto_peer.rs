@@ -1,28 +1,58 @@
-//! WhatsApp's `Message` against prost 0.14 (the runtime whatsapp-rust
-//! moved from; its generated types in quarry-proto-tests come from the same
-//! descriptors): on any input both accept or both reject, and when both
-//! accept, quarry's view converted (`to_prost`) equals prost's message,
-//! unless the input holds the one documented difference: a closed enum's
-//! unlisted value, which quarry keeps as an unknown field and prost stores
-//! in the field (docs/protobuf.md).
+//! WhatsApp's `Message`, `SyncActionData` and `HistorySync` (the three
+//! roots of the agreement tests) against prost 0.14 (the runtime
+//! whatsapp-rust moved from; its generated types in quarry-proto-tests
+//! come from the same descriptors): on any input both accept or both
+//! reject, and when both accept, quarry's view converted (`to_prost`)
+//! equals prost's message, unless the input holds the one documented
+//! difference: a closed enum's unlisted value, which quarry keeps as an
+//! unknown field and prost stores in the field (docs/protobuf.md).
 
-use prost::Message as _;
-use quarry::Arena;
-use quarry_proto_tests::pb::whatsapp as pb;
-use quarry_proto_tests::wa::MessageView;
+use std::fmt::Debug;
+
+use quarry::{Arena, DecodeError};
+use quarry_proto::{MessageRef, Record};
+use quarry_proto_tests::wa::{HistorySyncView, MessageView, SyncActionDataView};
 
 /// One `whatsapp.Message`.
 pub fn check_wa_message(data: &[u8]) {
+    check(MessageView::TABLE, data, |arena, data| {
+        MessageView::decode(arena, data).map(|v| (v.record(), v.to_prost()))
+    });
+}
+
+/// One `whatsapp.SyncActionData` (app-state sync: contacts, stars, ...).
+pub fn check_wa_sync_action_data(data: &[u8]) {
+    check(SyncActionDataView::TABLE, data, |arena, data| {
+        SyncActionDataView::decode(arena, data).map(|v| (v.record(), v.to_prost()))
+    });
+}
+
+/// One `whatsapp.HistorySync` (conversations of `WebMessageInfo`s, each
+/// with its `Message`).
+pub fn check_wa_history_sync(data: &[u8]) {
+    check(HistorySyncView::TABLE, data, |arena, data| {
+        HistorySyncView::decode(arena, data).map(|v| (v.record(), v.to_prost()))
+    });
+}
+
+/// quarry's decode of `data` as `root` (the record and its `to_prost`)
+/// against prost's decode into `T`.
+fn check<T>(
+    root: MessageRef,
+    data: &[u8],
+    ours: impl for<'a> FnOnce(&'a Arena, &'a [u8]) -> Result<(Record<'a>, T), DecodeError>,
+) where
+    T: prost::Message + Default + PartialEq + Debug,
+{
     let arena = Arena::new();
-    let ours = MessageView::decode(&arena, data);
-    let theirs = pb::Message::decode(data);
+    let ours = ours(&arena, data);
+    let theirs = T::decode(data);
     match (ours, theirs) {
-        (Ok(ours), Ok(theirs)) => {
+        (Ok((record, ours)), Ok(theirs)) => {
             // prost stores a closed enum's unlisted value in the field;
             // quarry keeps it as an unknown field (docs/protobuf.md). Only
             // there may the two differ.
-            if !holds_unlisted_enum_value(ours) {
-                let ours = ours.to_prost();
+            if !holds_unlisted_enum_value(root, record) {
                 // NaN is not equal to itself: then the printed forms decide.
                 assert!(
                     ours == theirs || format!("{ours:?}") == format!("{theirs:?}"),
@@ -32,7 +62,9 @@ pub fn check_wa_message(data: &[u8]) {
         }
         (Err(_), Err(_)) => {}
         (Err(error), Ok(theirs)) => panic!("quarry rejects ({error}) what prost reads: {theirs:?}"),
-        (Ok(ours), Err(error)) => panic!("quarry accepts ({ours:?}) what prost rejects: {error}"),
+        (Ok((_, ours)), Err(error)) => {
+            panic!("quarry accepts ({ours:?}) what prost rejects: {error}")
+        }
     }
 }
 
@@ -41,9 +73,8 @@ pub fn check_wa_message(data: &[u8]) {
 /// of unknown field with a known number). Read from the text format, which
 /// prints known fields by name and unknown ones by number, one per line,
 /// `name {` / `N {` opening a message and `}` closing it.
-fn holds_unlisted_enum_value(view: MessageView<'_>) -> bool {
-    let root = MessageView::TABLE;
-    let text = quarry_proto::text::to_text(root, view.record());
+fn holds_unlisted_enum_value(root: MessageRef, record: Record<'_>) -> bool {
+    let text = quarry_proto::text::to_text(root, record);
     let schema = root.schema;
     // The message each open brace entered (`None`: an unknown group or
     // message, whose fields are all unknown).
