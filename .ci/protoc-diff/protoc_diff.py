@@ -79,7 +79,7 @@ def wkt_include():
 
 # Each schema: (directory, file, root types).
 SCHEMAS = [
-    (TEST_PROTO, "test2.proto", ["quarry.test2.All2"]),
+    (TEST_PROTO, "test2.proto", ["quarry.test2.All2", "quarry.test2.Link", "quarry.test2.Pair"]),
     (TEST_PROTO, "test3.proto", ["quarry.test3.All3"]),
     (None, "whatsapp.proto", ["whatsapp.Message", "whatsapp.SyncActionData", "whatsapp.HistorySync"]),
     (CLI_DATA, "wkt.proto", ["quarry.wkt.Known"]),
