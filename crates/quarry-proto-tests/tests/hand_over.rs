@@ -10,6 +10,11 @@
 //! records, the closed enum `Color`), against prost's decode of the same
 //! bytes.
 //!
+//! A second property does the same on `quarry.test3.All3` (proto3, a
+//! sparse record): `f_inner` and `child` twice, a oneof's message member
+//! twice, map entries whose keys repeat, repeated messages, and `Inner`
+//! (dense) bodies that hand over themselves.
+//!
 //! Each input is a random sequence of fields, mixing well-formed ones with
 //! malformed bodies (lengths past the end, invalid UTF-8, truncated
 //! varints), so both the verdict and the value are compared.
@@ -18,11 +23,12 @@ use proptest::prelude::*;
 use quarry::Arena;
 use quarry_proto::UnknownField;
 use quarry_proto_tests::pb::test2::{Link, Point};
-use quarry_proto_tests::views::LinkView;
+use quarry_proto_tests::pb::test3::All3;
+use quarry_proto_tests::views::{All3View, LinkView};
 
-/// `tag` followed by `body` as a length-delimited field.
-fn delimited(tag: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
+/// `tag` (its bytes) followed by `body` as a length-delimited field.
+fn delimited(tag: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut out = tag.to_vec();
     let mut n = body.len();
     while n >= 0x80 {
         out.push((n & 0x7F) as u8 | 0x80);
@@ -47,12 +53,12 @@ fn point_field() -> impl Strategy<Value = Vec<u8>> {
         (0u8..0x80).prop_map(|v| vec![0x10, v]),
         // The label: UTF-8 or not.
         proptest::collection::vec(prop_oneof![Just(b'a'), Just(0xC3), Just(0x28)], 0..4)
-            .prop_map(|s| delimited(0x1A, &s)),
+            .prop_map(|s| delimited(&[0x1A], &s)),
         (0u8..6).prop_map(|v| vec![0x20, v]),
         any::<[u8; 4]>().prop_map(|m| [&[0xA5, 0x01][..], &m[..]].concat()),
         // Unknown fields: a varint (6) and a length-delimited one (7).
         (0u8..0x80).prop_map(|v| vec![0x30, v]),
-        proptest::collection::vec(any::<u8>(), 0..3).prop_map(|b| delimited(0x3A, &b)),
+        proptest::collection::vec(any::<u8>(), 0..3).prop_map(|b| delimited(&[0x3A], &b)),
         junk(),
     ]
 }
@@ -67,7 +73,7 @@ fn link_body() -> impl Strategy<Value = Vec<u8>> {
     let leaf = proptest::collection::vec(
         prop_oneof![
             (0u8..0x80).prop_map(|v| vec![0x08, v]),
-            point_body().prop_map(|p| delimited(0x1A, &p)),
+            point_body().prop_map(|p| delimited(&[0x1A], &p)),
             (0u8..0x80).prop_map(|v| vec![0x20, v]),
         ],
         0..4,
@@ -77,16 +83,61 @@ fn link_body() -> impl Strategy<Value = Vec<u8>> {
         proptest::collection::vec(
             prop_oneof![
                 (0u8..0x80).prop_map(|v| vec![0x08, v]),
-                inner.prop_map(|l| delimited(0x12, &l)),
-                point_body().prop_map(|p| delimited(0x1A, &p)),
+                inner.prop_map(|l| delimited(&[0x12], &l)),
+                point_body().prop_map(|p| delimited(&[0x1A], &p)),
                 (0u8..0x80).prop_map(|v| vec![0x20, v]),
-                proptest::collection::vec(any::<u8>(), 0..3).prop_map(|b| delimited(0x2A, &b)),
+                proptest::collection::vec(any::<u8>(), 0..3).prop_map(|b| delimited(&[0x2A], &b)),
                 junk(),
             ],
             0..6,
         )
         .prop_map(|f| f.concat())
     })
+}
+
+/// An `Inner` body (proto3, dense): `text`, `n`, `next` (so `next` twice
+/// merges), an unknown field (9) and junk.
+fn inner_body() -> impl Strategy<Value = Vec<u8>> {
+    let field = || {
+        prop_oneof![
+            proptest::collection::vec(prop_oneof![Just(b'z'), Just(0xFF)], 0..3)
+                .prop_map(|t| delimited(&[0x0A], &t)),
+            (0u8..0x80).prop_map(|v| vec![0x10, v]),
+            (0u8..0x80).prop_map(|v| vec![0x48, v]),
+            junk(),
+        ]
+    };
+    let leaf = proptest::collection::vec(field(), 0..3).prop_map(|f| f.concat());
+    leaf.prop_recursive(3, 24, 4, move |inner| {
+        proptest::collection::vec(
+            prop_oneof![field(), inner.prop_map(|b| delimited(&[0x1A], &b))],
+            0..4,
+        )
+        .prop_map(|f| f.concat())
+    })
+}
+
+/// One field of an `All3` body. The keys of `m_inner` entries are drawn
+/// from three values, so they often repeat (the last entry wins).
+fn all3_field() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        inner_body().prop_map(|b| delimited(&[0x8A, 0x01], &b)),
+        inner_body().prop_map(|b| delimited(&[0xEA, 0x03], &b)),
+        inner_body().prop_map(|b| delimited(&[0x82, 0x03], &b)),
+        (0u8..3, inner_body()).prop_map(|(k, b)| {
+            let entry = [vec![0x08, k], delimited(&[0x12], &b)].concat();
+            delimited(&[0x9A, 0x03], &entry)
+        }),
+        // `child`: a small All3 of its own.
+        (0u8..0x80, inner_body()).prop_map(|(v, b)| {
+            let body = [vec![0x28, v], delimited(&[0x8A, 0x01], &b)].concat();
+            delimited(&[0xD2, 0x05], &body)
+        }),
+        proptest::collection::vec(any::<u8>(), 0..3).prop_map(|b| delimited(&[0xE2, 0x03], &b)),
+        (0u8..0x80).prop_map(|v| vec![0x28, v]),
+        (0u8..0x80).prop_map(|v| vec![0x98, 0x06, v]),
+        junk(),
+    ]
 }
 
 /// Whether prost's message holds a closed enum's unlisted value, the one
@@ -137,6 +188,34 @@ proptest::proptest! {
                     let by_prost = <Link as prost::Message>::decode(&encoded[..]);
                     prop_assert_eq!(by_prost.ok(), Some(theirs));
                 }
+            }
+            (Err(_), Err(_)) => {}
+            (ours, theirs) => prop_assert!(
+                false,
+                "quarry {:?}, prost {:?} on {:02X?}",
+                ours.map(|v| v.to_prost()),
+                theirs,
+                bytes
+            ),
+        }
+    }
+
+    /// Any sequence of `All3` fields of the kinds that merge or hand over:
+    /// quarry accepts exactly what prost accepts, reads the same message,
+    /// and its re-encoding decodes with prost to that message again.
+    #[test]
+    fn every_proto3_merge_agrees_with_prost(
+        fields in proptest::collection::vec(all3_field(), 0..6),
+    ) {
+        let bytes = fields.concat();
+        let arena = Arena::new();
+        let ours = All3View::decode(&arena, &bytes);
+        let theirs = <All3 as prost::Message>::decode(&bytes[..]);
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => {
+                prop_assert_eq!(ours.to_prost(), theirs.clone());
+                let by_prost = <All3 as prost::Message>::decode(&ours.encode_to_vec()[..]);
+                prop_assert_eq!(by_prost.ok(), Some(theirs));
             }
             (Err(_), Err(_)) => {}
             (ours, theirs) => prop_assert!(
