@@ -11,7 +11,8 @@ use crate::{arena_bytes_written, check_offset, in_reused_arena};
 pub const FRAME_BYTES_MAX: usize = 128;
 
 /// The arena bytes one decode of `len` bytes may charge to its budget and
-/// write (docs/SECURITY.md): `16 x len + 256`, plus the stack frames that
+/// write (docs/SECURITY.md): `quarry_proto::max_arena_bytes(len)` (98 x
+/// len + 2,048), plus the stack frames that
 /// spill into the arena past [`INLINE_FRAMES`] levels of nesting, plus 12
 /// bytes of counting scratch per field of the widest message when it has
 /// more than [`INLINE_SCRATCH`] fields. The spill grows by doubling and

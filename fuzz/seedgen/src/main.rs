@@ -37,6 +37,7 @@ fn main() {
         ("proto_test", proto_test()),
         ("proto_wa_message", proto_wa_message()),
         ("proto_wa_message_peer", proto_wa_message()),
+        ("proto_wa_sync", proto_wa_sync()),
         ("proto_wa_sync_action_peer", proto_wa_sync_action()),
         ("proto_wa_history_sync_peer", proto_wa_history_sync()),
     ] {
@@ -568,6 +569,19 @@ fn proto_wa_sync_action() -> Seeds {
                 requote(SyncActionDataView::TABLE, &s.bytes),
             )
         })
+        .collect()
+}
+
+/// The seeds of the two peer targets behind the root-picking byte of
+/// `proto_wa_sync`: even `SyncActionData`, odd `HistorySync`.
+fn proto_wa_sync() -> Seeds {
+    let with = |root: u8, seeds: Seeds| {
+        seeds
+            .into_iter()
+            .map(move |(name, bytes)| (name, [vec![root], bytes].concat()))
+    };
+    with(0, proto_wa_sync_action())
+        .chain(with(1, proto_wa_history_sync()))
         .collect()
 }
 
