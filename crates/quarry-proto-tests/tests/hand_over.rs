@@ -19,7 +19,10 @@
 //! malformed bodies (lengths past the end, invalid UTF-8, truncated
 //! varints), so both the verdict and the value are compared.
 
+use std::fmt::Debug;
+
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use quarry::Arena;
 use quarry_proto::UnknownField;
 use quarry_proto_tests::pb::test2::{Link, Point};
@@ -160,6 +163,16 @@ fn keeps_unlisted_color(link: LinkView<'_>) -> bool {
     }) || link.next_().is_some_and(keeps_unlisted_color)
 }
 
+/// The failure when one side accepts what the other rejects: both results
+/// and the input.
+fn verdicts_differ<T: Debug, E: Debug, F: Debug>(
+    ours: Result<T, E>,
+    theirs: Result<T, F>,
+    bytes: &[u8],
+) -> TestCaseError {
+    TestCaseError::fail(format!("quarry {ours:?}, prost {theirs:?} on {bytes:02X?}"))
+}
+
 proptest::proptest! {
     #![proptest_config(ProptestConfig {
         cases: 2048,
@@ -190,13 +203,7 @@ proptest::proptest! {
                 }
             }
             (Err(_), Err(_)) => {}
-            (ours, theirs) => prop_assert!(
-                false,
-                "quarry {:?}, prost {:?} on {:02X?}",
-                ours.map(|v| v.to_prost()),
-                theirs,
-                bytes
-            ),
+            (ours, theirs) => return Err(verdicts_differ(ours.map(|v| v.to_prost()), theirs, &bytes)),
         }
     }
 
@@ -218,13 +225,7 @@ proptest::proptest! {
                 prop_assert_eq!(by_prost.ok(), Some(theirs));
             }
             (Err(_), Err(_)) => {}
-            (ours, theirs) => prop_assert!(
-                false,
-                "quarry {:?}, prost {:?} on {:02X?}",
-                ours.map(|v| v.to_prost()),
-                theirs,
-                bytes
-            ),
+            (ours, theirs) => return Err(verdicts_differ(ours.map(|v| v.to_prost()), theirs, &bytes)),
         }
     }
 }
