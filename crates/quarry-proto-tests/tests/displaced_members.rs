@@ -110,15 +110,6 @@ fn an_earlier_occurrence_of_the_surviving_member_is_read_too() {
     assert_eq!(view.k_inner().map(|i| i.n()), Some(9));
 }
 
-/// Append `n` as a base-128 varint.
-fn push_varint(out: &mut Vec<u8>, mut n: usize) {
-    while n >= 0x80 {
-        out.push((n & 0x7F) as u8 | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
 #[test]
 fn a_displaced_member_deeper_than_the_limit_is_an_error() {
     // k_inner nests 120 levels of `next` (3) after the hand-over; prost's
@@ -127,13 +118,13 @@ fn a_displaced_member_deeper_than_the_limit_is_an_error() {
     let mut inner: Vec<u8> = Vec::new();
     for _ in 0..120 {
         let mut next = vec![0x1A];
-        push_varint(&mut next, inner.len());
+        prost::encoding::encode_varint(inner.len() as u64, &mut next);
         next.extend_from_slice(&inner);
         inner = next;
     }
     body.extend_from_slice(&inner);
     let mut bytes = vec![0xEA, 0x03];
-    push_varint(&mut bytes, body.len());
+    prost::encoding::encode_varint(body.len() as u64, &mut bytes);
     bytes.extend_from_slice(&body);
     bytes.extend_from_slice(&K_U64);
     assert!(!prost_accepts(&bytes));

@@ -29,15 +29,11 @@ use quarry_proto_tests::pb::test2::{Link, Point};
 use quarry_proto_tests::pb::test3::All3;
 use quarry_proto_tests::views::{All3View, LinkView};
 
-/// `tag` (its bytes) followed by `body` as a length-delimited field.
+/// `tag` (its bytes) followed by `body` as a length-delimited field (the
+/// length written by prost's varint encoder).
 fn delimited(tag: &[u8], body: &[u8]) -> Vec<u8> {
     let mut out = tag.to_vec();
-    let mut n = body.len();
-    while n >= 0x80 {
-        out.push((n & 0x7F) as u8 | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
+    prost::encoding::encode_varint(body.len() as u64, &mut out);
     out.extend_from_slice(body);
     out
 }
