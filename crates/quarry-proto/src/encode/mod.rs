@@ -18,13 +18,16 @@
 //! 1,426 (callgrind).
 
 mod back;
+mod back_buf;
 mod size;
 mod stack;
 
 use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, MessageRef, MessageTable, Schema};
 use crate::wire::{LEN, SGROUP};
+use back_buf::BackBuf;
 use stack::{Level, Stack};
+use std::mem::MaybeUninit;
 
 /// Bytes [`encode_to_vec`] writes for `record` as a `message`.
 ///
@@ -70,7 +73,7 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// # Ok::<(), quarry::DecodeError>(())
 /// ```
 pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
-    let mut scratch = [0u8; SCRATCH];
+    let mut scratch = [MaybeUninit::uninit(); SCRATCH];
     let mut stack = Stack::new();
     if let Some(bytes) = write_in_scratch(message, record, &mut scratch, &mut stack) {
         return bytes.to_vec();
@@ -98,7 +101,7 @@ pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
 /// # Ok::<(), quarry::DecodeError>(())
 /// ```
 pub fn encode_into(message: MessageRef, record: Record<'_>, out: &mut Vec<u8>) {
-    let mut scratch = [0u8; SCRATCH];
+    let mut scratch = [MaybeUninit::uninit(); SCRATCH];
     let mut stack = Stack::new();
     match write_in_scratch(message, record, &mut scratch, &mut stack) {
         Some(bytes) => out.extend_from_slice(bytes),
@@ -106,23 +109,19 @@ pub fn encode_into(message: MessageRef, record: Record<'_>, out: &mut Vec<u8>) {
     }
 }
 
-/// The one write pass into `scratch`: the encoding if it fitted. Most
-/// records do.
+/// The one write pass into `scratch` (never zeroed: see [`back_buf`]):
+/// the encoding if it fitted. Most records do.
 #[inline(always)]
 fn write_in_scratch<'s, 'r>(
     message: MessageRef,
     record: Record<'r>,
-    scratch: &'s mut [u8; SCRATCH],
+    scratch: &'s mut [MaybeUninit<u8>; SCRATCH],
     stack: &mut Stack<'r>,
 ) -> Option<&'s [u8]> {
-    let mut write = Write {
-        out: scratch,
-        pos: SCRATCH,
-    };
-    run(&mut write, message, record, stack);
-    let pos = write.pos;
+    let mut buf = BackBuf::new(scratch);
+    run(&mut Write { out: &mut buf }, message, record, stack);
     // At 0 it did not fit, or filled the scratch exactly.
-    (pos > 0).then(|| scratch.get(pos..).unwrap_or_default())
+    (buf.pos() > 0).then(|| buf.into_written())
 }
 
 /// A record that did not fit the scratch: measure it, make room at the end
@@ -139,26 +138,22 @@ fn write_measured<'r>(
     stack.clear();
     let mut measure = Measure { len: 0 };
     run(&mut measure, message, record, stack);
-    let len = measure.len;
-    let start = out.len();
-    reserve(out, len);
-    // Not `vec![0; len]` for a new output: that is `calloc`, which glibc
-    // never serves from its per-thread cache (330 instructions more on a
-    // 92-byte message, callgrind).
-    out.resize(start.saturating_add(len), 0u8);
-    let mut write = Write {
-        out: out.get_mut(start..).unwrap_or_default(),
-        pos: len,
-    };
-    // The stack is empty again, its spill's buffer kept for this pass.
-    run(&mut write, message, record, stack);
-    debug_assert_eq!(write.pos, 0, "measure and write disagree");
+    // Into the output's spare capacity, not zeroed first (nor `calloc`ed,
+    // which glibc never serves from its per-thread cache: 330
+    // instructions more on a 92-byte message, callgrind). The stack is
+    // empty again, its spill's buffer kept for this pass.
+    back_buf::append_back_to_front(out, measure.len, reserve, |buf| {
+        let mut write = Write { out: buf };
+        run(&mut write, message, record, stack);
+        debug_assert_eq!(buf.pos(), 0, "measure and write disagree");
+    });
 }
 
 /// Bytes of the stack buffer the first write pass goes into.
 ///
-/// A put that finds no room writes nothing and leaves the cursor at 0,
-/// where every later put also finds none, so a cursor above 0 at the end
+/// A put that finds no room zeroes what is left instead and leaves the
+/// cursor at 0, where every later put also finds none, so a cursor above
+/// 0 at the end
 /// means every byte fitted. [`run`] stops at the next message boundary
 /// once the cursor is at 0 ([`Pass::full`]), so a record too large for the
 /// scratch costs about a scratch's worth of wasted writing.
@@ -232,13 +227,11 @@ impl Pass for Measure {
 
 /// The second pass: fills `out` back to front, so that when a nested
 /// message ends its body is written and its length known.
-struct Write<'o> {
-    out: &'o mut [u8],
-    /// Bytes from here on are written.
-    pos: usize,
+struct Write<'b, 'o> {
+    out: &'b mut BackBuf<'o>,
 }
 
-impl Pass for Write<'_> {
+impl Pass for Write<'_, '_> {
     const BACKWARD: bool = true;
 
     #[inline(always)]
@@ -249,28 +242,28 @@ impl Pass for Write<'_> {
         f: &FieldTable,
         slot: &Slot<'_>,
     ) {
-        self.pos = back::put_leaf(self.out, self.pos, schema, table, f, slot);
+        back::put_leaf(self.out, schema, table, f, slot);
     }
 
     #[inline]
     fn unknown(&mut self, schema: &'static Schema, table: &MessageTable, slot: &Slot<'_>) {
-        self.pos = back::put_unknown(self.out, self.pos, schema, table, slot);
+        back::put_unknown(self.out, schema, table, slot);
     }
 
     #[inline]
     fn open(&mut self, f: &FieldTable) -> usize {
-        self.pos = back::put_group_end(self.out, self.pos, f);
-        self.pos
+        back::put_group_end(self.out, f);
+        self.out.pos()
     }
 
     #[inline]
     fn close(&mut self, f: &FieldTable, body_end: usize) {
         if f.kind == Kind::Group {
-            self.pos = back::put_varint(self.out, self.pos, size::tag(f.number, SGROUP));
+            self.out.put_varint(size::tag(f.number, SGROUP));
         } else {
-            let body = body_end.saturating_sub(self.pos) as u64;
-            self.pos = back::put_varint(self.out, self.pos, body);
-            self.pos = back::put_varint(self.out, self.pos, size::tag(f.number, LEN));
+            let body = body_end.saturating_sub(self.out.pos()) as u64;
+            self.out.put_varint(body);
+            self.out.put_varint(size::tag(f.number, LEN));
         }
     }
 
@@ -278,7 +271,7 @@ impl Pass for Write<'_> {
     /// length), or a put found no room (the scratch).
     #[inline(always)]
     fn full(&self) -> bool {
-        self.pos == 0
+        self.out.pos() == 0
     }
 }
 
