@@ -153,10 +153,9 @@ fn write_measured<'r>(
 ///
 /// A put that finds no room zeroes what is left instead and leaves the
 /// cursor at 0, where every later put also finds none, so a cursor above
-/// 0 at the end
-/// means every byte fitted. [`run`] stops at the next message boundary
-/// once the cursor is at 0 ([`Pass::full`]), so a record too large for the
-/// scratch costs about a scratch's worth of wasted writing.
+/// 0 at the end means every byte fitted. [`run`] stops at the next message
+/// boundary once the cursor is at 0 ([`Pass::full`]), so a record too
+/// large for the scratch costs about a scratch's worth of wasted writing.
 const SCRATCH: usize = 1024;
 
 /// One of the encoder's passes over a record, which [`run`] leads: it
