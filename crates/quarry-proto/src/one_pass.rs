@@ -33,7 +33,8 @@ use crate::decode::max_arena_bytes;
 use crate::record::{self, Record, Slot, UNKNOWN, Val};
 use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema, op};
 use crate::values::{
-    internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
+    GroupFields, internal, levels_below, norm_varint, packed_count, read_scalar, skip_group,
+    skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{
     EGROUP, LEN, SGROUP, read_fixed, read_len, read_tag, read_varint, read_varint_word,
@@ -765,8 +766,19 @@ impl<'a> Dec<'a, '_> {
             Kind::Message | Kind::Group => {
                 let (s, e) = if kind == Kind::Group {
                     let s = pos;
-                    let depth_left = self.max_depth.saturating_sub(depth).max(1);
-                    let e = skip_group(buf, &mut pos, end, number, depth_left, self.max_depth)?;
+                    let levels = levels_below(self.max_depth, depth);
+                    if levels == 0 {
+                        return Err(too_deep(at, self.max_depth));
+                    }
+                    let e = skip_group(
+                        buf,
+                        &mut pos,
+                        end,
+                        number,
+                        levels,
+                        self.max_depth,
+                        GroupFields::Known,
+                    )?;
                     (s, e)
                 } else {
                     read_len(buf, &mut pos, end)?
@@ -864,6 +876,12 @@ impl<'a> Dec<'a, '_> {
                 what: "invalid field number",
             });
         }
+        // An unknown field is a level of its own to prost, whatever its
+        // wire type (see `levels_below`).
+        let levels = levels_below(self.max_depth, depth);
+        if levels == 0 {
+            return Err(too_deep(at, self.max_depth));
+        }
         let value = match wt {
             LEN => {
                 let (s, e) = read_len(buf, pos, end)?;
@@ -871,8 +889,15 @@ impl<'a> Dec<'a, '_> {
             }
             SGROUP => {
                 let s = *pos;
-                let depth_left = self.max_depth.saturating_sub(depth).max(1);
-                let e = skip_group(buf, pos, end, number, depth_left, self.max_depth)?;
+                let e = skip_group(
+                    buf,
+                    pos,
+                    end,
+                    number,
+                    levels,
+                    self.max_depth,
+                    GroupFields::Unknown,
+                )?;
                 span(buf, s, e)?
             }
             EGROUP => {

@@ -15,7 +15,7 @@ use crate::UnknownField;
 use crate::float_text::{double_digits, float_digits};
 use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, Label, MessageRef};
-use crate::values::{skip_group, skip_plain};
+use crate::values::{GroupFields, skip_group, skip_plain};
 use crate::walk::{Step, Walk};
 use crate::wire::{EGROUP, I32, I64, LEN, SGROUP, VARINT, read_tag};
 
@@ -355,7 +355,16 @@ fn next_field(bytes: &[u8]) -> Option<(u32, u8, &[u8], &[u8])> {
     let start = pos;
     let value_end = match wt {
         SGROUP => {
-            let body_end = skip_group(bytes, &mut pos, end, number, u32::MAX, u32::MAX).ok()?;
+            let body_end = skip_group(
+                bytes,
+                &mut pos,
+                end,
+                number,
+                u32::MAX,
+                u32::MAX,
+                GroupFields::Unknown,
+            )
+            .ok()?;
             let value = bytes.get(start..body_end)?;
             return Some((number, wt, value, bytes.get(pos..)?));
         }

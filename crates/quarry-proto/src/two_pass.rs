@@ -28,7 +28,8 @@ use crate::decode::{INLINE_FRAMES, INLINE_SCRATCH};
 use crate::record::{self, Record, UNKNOWN};
 use crate::table::{FieldTable, Kind, MessageRef, MessageTable, Schema};
 use crate::values::{
-    internal, norm_varint, packed_count, read_scalar, skip_group, skip_plain, span, wrong_wire_type,
+    GroupFields, internal, levels_below, norm_varint, packed_count, read_scalar, skip_group,
+    skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{EGROUP, LEN, SGROUP, VARINT, read_len, read_tag, read_varint};
 
@@ -618,13 +619,18 @@ impl<'a> Dec<'a, '_> {
                 Kind::Message | Kind::Group => {
                     let (s, e) = if kind == Kind::Group {
                         let s = pos;
+                        let levels = levels_below(self.max_depth, depth);
+                        if levels == 0 {
+                            return Err(too_deep(at, self.max_depth));
+                        }
                         let e = skip_group(
                             buf,
                             &mut pos,
                             end,
                             number,
-                            self.max_depth.saturating_sub(depth).max(1),
+                            levels,
                             self.max_depth,
+                            GroupFields::Known,
                         )?;
                         // `pos` is past the end tag now.
                         (s, e)
@@ -769,6 +775,12 @@ impl<'a> Dec<'a, '_> {
     ) -> Result<Step<'a>, DecodeError> {
         let buf = self.buf;
         let end = frame.end;
+        // An unknown field is a level of its own to prost, whatever its
+        // wire type (see `levels_below`).
+        let levels = levels_below(self.max_depth, depth);
+        if levels == 0 {
+            return Err(too_deep(at, self.max_depth));
+        }
         let value = match wt {
             LEN => {
                 let (s, e) = read_len(buf, &mut pos, end)?;
@@ -781,8 +793,9 @@ impl<'a> Dec<'a, '_> {
                     &mut pos,
                     end,
                     number,
-                    self.max_depth.saturating_sub(depth).max(1),
+                    levels,
                     self.max_depth,
+                    GroupFields::Unknown,
                 )?;
                 span(buf, s, e)?
             }
@@ -842,13 +855,16 @@ impl<'a> Dec<'a, '_> {
                 if number == f.number {
                     let span = if wt == SGROUP {
                         let b = pos;
+                        // The counting pass checked every level of
+                        // these bytes already; this scan only finds ends.
                         let stop = skip_group(
                             buf,
                             &mut pos,
                             e,
                             number,
-                            self.max_depth.saturating_sub(depth).max(1),
+                            levels_below(self.max_depth, depth),
                             self.max_depth,
+                            GroupFields::Known,
                         )?;
                         (b, stop)
                     } else {
@@ -882,8 +898,9 @@ impl<'a> Dec<'a, '_> {
                         &mut pos,
                         e,
                         number,
-                        self.max_depth.saturating_sub(depth).max(1),
+                        levels_below(self.max_depth, depth),
                         self.max_depth,
+                        GroupFields::Known,
                     )?;
                 } else if wt == EGROUP {
                     return Err(DecodeError::Malformed {
@@ -1015,8 +1032,10 @@ struct CountCtx<'a> {
 }
 
 impl CountCtx<'_> {
-    fn depth_left(&self) -> u32 {
-        self.max_depth.saturating_sub(self.depth).max(1)
+    /// [`levels_below`] the counted message (`depth` here is its
+    /// parent's, 0 for the root).
+    fn levels(&self) -> u32 {
+        levels_below(self.max_depth, self.depth.saturating_add(1))
     }
 
     fn closed_enum(&self, f: &FieldTable) -> Option<&'static crate::table::EnumTable> {
@@ -1045,6 +1064,10 @@ impl CountCtx<'_> {
             let seq = c.seq;
             c.seq = c.seq.wrapping_add(1);
             let Some(fi) = table.field_index(number) else {
+                let levels = self.levels();
+                if levels == 0 {
+                    return Err(too_deep(at, self.max_depth));
+                }
                 match wt {
                     SGROUP => {
                         skip_group(
@@ -1052,8 +1075,9 @@ impl CountCtx<'_> {
                             &mut pos,
                             end,
                             number,
-                            self.depth_left(),
+                            levels,
                             self.max_depth,
+                            GroupFields::Unknown,
                         )?;
                     }
                     EGROUP => {
@@ -1071,6 +1095,12 @@ impl CountCtx<'_> {
                 return Err(internal(at));
             };
             let add: u32 = if wt == f.kind.wire_type() {
+                // A nested message or group (map entries included) is the
+                // next level down: none is left under the deepest
+                // message.
+                if matches!(f.kind, Kind::Message | Kind::Group) && self.levels() == 0 {
+                    return Err(too_deep(at, self.max_depth));
+                }
                 match f.kind {
                     Kind::Group => {
                         skip_group(
@@ -1078,8 +1108,9 @@ impl CountCtx<'_> {
                             &mut pos,
                             end,
                             number,
-                            self.depth_left(),
+                            self.levels(),
                             self.max_depth,
+                            GroupFields::Known,
                         )?;
                         1
                     }

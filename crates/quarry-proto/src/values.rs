@@ -70,21 +70,58 @@ pub(crate) fn read_scalar(
     }
 }
 
+/// The levels below a message at nesting `depth` (the root's is 1) that
+/// `max_depth` still allows: 0 for a message at the deepest level allowed.
+///
+/// prost counts a level for every message, map entry and group, and checks
+/// it whenever it reads a field that is not a plain known value (a nested
+/// message or group, a map entry, any unknown field): such a field fails
+/// where this is 0. The decoders follow the same rule, so both accept and
+/// refuse the same inputs at the limit.
+pub(crate) fn levels_below(max_depth: u32, depth: u32) -> u32 {
+    max_depth.saturating_add(1).saturating_sub(depth)
+}
+
+/// The error for a field read where no level is left below (see
+/// [`levels_below`]).
+#[cold]
+pub(crate) fn too_deep(at: usize, max_depth: u32) -> DecodeError {
+    DecodeError::DepthLimit {
+        offset: at,
+        limit: max_depth,
+    }
+}
+
+/// How [`skip_group`] checks the fields inside the group.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GroupFields {
+    /// An unknown group: every field in it is unknown, and each counts
+    /// against the levels left, as prost's skipper counts them.
+    Unknown,
+    /// A known group, found whole before its body is decoded: only the
+    /// groups nested in it are checked here (the body's own decode checks
+    /// its other fields, some of which are known plain values).
+    Known,
+}
+
 /// Skip the body of a group whose start tag (field `number`) was just read;
-/// return the end of the body and the position after the end tag. Nested
-/// groups count against `depth_left`, and each must end with its own
-/// number, as protobuf and prost require.
+/// return the end of the body and the position after the end tag. The
+/// group is one level of the `levels` left below its message (at least 1:
+/// the caller checked the group's own tag), and each group open inside it
+/// one more; a field read where none is left is a depth error at its tag
+/// (see [`GroupFields`] for which fields count). Each group must end with
+/// its own number, as protobuf and prost require.
 pub(crate) fn skip_group(
     buf: &[u8],
     pos: &mut usize,
     end: usize,
     number: u32,
-    depth_left: u32,
+    levels: u32,
     max_depth: u32,
+    fields: GroupFields,
 ) -> Result<usize, DecodeError> {
     // The numbers of the groups open inside this one: the first levels on
-    // the stack, deeper ones (rare, and bounded by `depth_left`) on the
-    // heap.
+    // the stack, deeper ones (rare, and bounded by `levels`) on the heap.
     let mut inline = [0u32; OPEN_GROUPS_INLINE];
     let mut deeper: Vec<u32> = Vec::new();
     let mut nesting = 0usize;
@@ -94,6 +131,8 @@ pub(crate) fn skip_group(
             return Err(DecodeError::UnexpectedEof { offset: end });
         }
         let (n, wt) = read_tag(buf, pos, end)?;
+        // The groups open around this field, this one's included.
+        let open = nesting.saturating_add(1);
         match wt {
             EGROUP => {
                 let Some(inner) = nesting.checked_sub(1) else {
@@ -112,19 +151,21 @@ pub(crate) fn skip_group(
                 nesting = inner;
             }
             SGROUP => {
-                if nesting.saturating_add(1) >= depth_left as usize {
-                    return Err(DecodeError::DepthLimit {
-                        offset: at,
-                        limit: max_depth,
-                    });
+                if open >= levels as usize {
+                    return Err(too_deep(at, max_depth));
                 }
                 match inline.get_mut(nesting) {
                     Some(slot) => *slot = n,
                     None => deeper.push(n),
                 }
-                nesting = nesting.saturating_add(1);
+                nesting = open;
             }
-            _ => skip_plain(buf, pos, end, wt)?,
+            _ => {
+                if fields == GroupFields::Unknown && open >= levels as usize {
+                    return Err(too_deep(at, max_depth));
+                }
+                skip_plain(buf, pos, end, wt)?
+            }
         }
     }
 }
