@@ -102,12 +102,18 @@ fn documented_rejection(data: &[u8]) -> bool {
     let positional = data.trim_ascii_start().first() == Some(&b'[');
     let bad_hex = serde_json::from_slice::<Hex>(data)
         .is_ok_and(|h| not_hex(&h.id, 64) || not_hex(&h.pubkey, 64) || not_hex(&h.sig, 128));
+    let value = serde_json::from_slice::<serde_json::Value>(data).map_err(|e| e.to_string());
     let not_unicode = std::str::from_utf8(data).is_err()
-        || serde_json::from_slice::<serde_json::Value>(data).is_err_and(|e| {
-            let what = e.to_string();
+        || value.as_ref().is_err_and(|what| {
             what.contains("surrogate") || what.contains("unicode") || what.contains("hex escape")
         });
-    positional || bad_hex || not_unicode
+    // Arrays and objects nested 128 deep, the outermost counted: the peer
+    // skips ignored members without serde_json's depth limit, quarry
+    // applies it (serde_json's own parse counts the same way).
+    let too_deep = value
+        .as_ref()
+        .is_err_and(|what| what.contains("recursion limit exceeded"));
+    positional || bad_hex || not_unicode || too_deep
 }
 
 /// A relay-to-client message.

@@ -242,7 +242,7 @@ impl<'a, 's> Dec<'a, 's> {
     /// Skip extra elements up to the closing `]` of a message array.
     pub fn rest_of_array(&mut self) -> Result<(), DecodeError> {
         while self.r.comma_or(b']', "expected ',' or ']'")? {
-            self.r.skip_value(1, self.cfg.limits.max_depth)?;
+            self.r.skip_value(2, self.cfg.limits.max_depth)?;
         }
         Ok(())
     }
@@ -251,7 +251,7 @@ impl<'a, 's> Dec<'a, 's> {
     #[expect(
         clippy::arithmetic_side_effects,
         clippy::indexing_slicing,
-        reason = "pos only moves past bytes just peeked or read, so at..pos and start..end lie in the input; depth is 0 or 1; end >= 1 once '}' was read"
+        reason = "pos only moves past bytes just peeked or read, so at..pos and start..end lie in the input; depth is 1 or 2; end >= 1 once '}' was read"
     )]
     pub fn event(&mut self, depth: u32) -> Result<Event<'a>, DecodeError> {
         self.r.ws();
@@ -529,7 +529,7 @@ impl Decoder {
     ) -> Result<Event<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.limits);
         let mut d = Dec::new(arena, &alloc, self, input)?;
-        let event = d.event(0)?;
+        let event = d.event(1)?;
         d.finish()?;
         Ok(event)
     }

@@ -463,7 +463,7 @@ impl<'a> Dec<'a, '_> {
         })
     }
 
-    /// One filter object (depth 1 in its message).
+    /// One filter object (depth 2 in its message, whose array is depth 1).
     #[expect(
         clippy::arithmetic_side_effects,
         reason = "pos moves past peeked bytes; a range's length is a table's length minus its earlier length; letter is a checked ASCII letter"
@@ -581,7 +581,7 @@ impl<'a> Dec<'a, '_> {
                         what: "a tag condition's key must be '#' and one letter a-z or A-Z",
                     });
                 }
-                _ => self.r.skip_value(2, self.cfg.limits.max_depth)?,
+                _ => self.r.skip_value(3, self.cfg.limits.max_depth)?,
             }
             if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                 break;

@@ -295,7 +295,7 @@ impl<'a> Dec<'a, '_> {
                     return Ok(());
                 }
                 self.r.expect(b':', "")?;
-                self.r.skip_value(2, self.cfg.limits.max_depth)?;
+                self.r.skip_value(3, self.cfg.limits.max_depth)?;
                 if !self.r.comma_or(b'}', "")? {
                     return Ok(());
                 }
@@ -316,7 +316,7 @@ impl<'a> Dec<'a, '_> {
                 self.next_elem()?;
                 let sub_id = self.sub_id()?;
                 self.next_elem()?;
-                let event = self.event(1)?;
+                let event = self.event(2)?;
                 RelayMessage::Event { sub_id, event }
             }
             "OK" => {
@@ -425,7 +425,7 @@ impl<'a> Dec<'a, '_> {
                     b"approximate" => approximate = Some(self.r.bool()?),
                     b"hll" if hll.is_some() => return Err(dup),
                     b"hll" => hll = Some(self.r.string(self.alloc)?),
-                    _ => self.r.skip_value(2, self.cfg.limits.max_depth)?,
+                    _ => self.r.skip_value(3, self.cfg.limits.max_depth)?,
                 }
                 if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                     break;
@@ -452,7 +452,7 @@ impl<'a> Dec<'a, '_> {
         let msg = match verb {
             "EVENT" | "AUTH" => {
                 self.next_elem()?;
-                let event = self.event(1)?;
+                let event = self.event(2)?;
                 self.rest_of_array()?;
                 if verb == "EVENT" {
                     ClientMessage::Event(event)

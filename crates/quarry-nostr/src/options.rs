@@ -53,6 +53,11 @@ pub enum IdCheck {
 /// `limits.max_items` counts tags plus tag elements (plus filters and
 /// filter list entries in REQ/COUNT); `limits.max_depth` bounds nesting in
 /// members that are skipped (unknown members, extra message elements).
+/// Depth is counted as serde_json counts it: the outermost array or object
+/// (a message, or a bare event) is depth 1, and an array or object that
+/// would be at depth `max_depth` is refused, so the default of 128 leaves
+/// 127 levels, as serde_json's own limit does (rust-nostr applies it to
+/// filters only).
 ///
 /// ```
 /// use quarry::Arena;

@@ -600,7 +600,7 @@ impl<'a> Reader<'a> {
     #[expect(
         clippy::arithmetic_side_effects,
         clippy::indexing_slicing,
-        reason = "open < limit <= 1024, so open / 64 < 16 indexes the 16-word is_obj; depth is at most 2 (the callers'); pos moves past peeked bytes and literals matched at at <= b.len()"
+        reason = "open < limit <= 1024, so open / 64 < 16 indexes the 16-word is_obj; depth is at most 3 (the callers'); pos moves past peeked bytes and literals matched at at <= b.len()"
     )]
     pub fn skip_value(&mut self, depth: u32, max_depth: u32) -> Result<(), DecodeError> {
         const MAX_TRACKED: u32 = 1024;

@@ -46,13 +46,13 @@ fn event_with_nesting(levels: usize) -> (String, usize) {
 
 #[test]
 fn depth_at_the_limit_decodes_and_one_past_fails() {
-    // The event object is depth 0 and the member's value depth 1, so a
-    // bare event holds max_depth - 1 nested arrays; the array at depth
-    // max_depth is refused at its bracket.
-    for max_depth in [2u32, 3, 4, 10, 128, 1000, 1024] {
+    // The event object is depth 1 (serde_json's count) and the member's
+    // value depth 2, so a bare event holds max_depth - 2 nested arrays;
+    // the array at depth max_depth is refused at its bracket.
+    for max_depth in [3u32, 4, 10, 128, 1000, 1024] {
         let d = with(|o| o.max_depth = max_depth);
         let arena = Arena::new();
-        let levels = max_depth as usize - 1;
+        let levels = max_depth as usize - 2;
         let (ok, _) = event_with_nesting(levels);
         assert!(
             d.decode_event(&arena, ok.as_bytes()).is_ok(),
@@ -80,13 +80,13 @@ fn skipped_values_nest_at_most_1024_levels_whatever_the_limit() {
     // that applied (1024), not the larger one configured.
     let d = with(|o| o.max_depth = 5000);
     let arena = Arena::new();
-    let (ok, _) = event_with_nesting(1023);
+    let (ok, _) = event_with_nesting(1022);
     assert!(d.decode_event(&arena, ok.as_bytes()).is_ok());
-    let (bad, at) = event_with_nesting(1024);
+    let (bad, at) = event_with_nesting(1023);
     assert_eq!(
         d.decode_event(&arena, bad.as_bytes()).unwrap_err(),
         DecodeError::DepthLimit {
-            offset: at + 1023,
+            offset: at + 1022,
             limit: 1024
         }
     );
@@ -94,12 +94,12 @@ fn skipped_values_nest_at_most_1024_levels_whatever_the_limit() {
 
 #[test]
 fn depth_inside_a_message_starts_one_level_down() {
-    // `["EVENT","s",{...,"x":[...]}]`: the event is depth 1, its member's
-    // value depth 2.
+    // `["EVENT","s",{...,"x":[...]}]`: the message's array is depth 1,
+    // the event depth 2, its member's value depth 3.
     let arena = Arena::new();
-    for max_depth in [3u32, 5, 128] {
+    for max_depth in [4u32, 5, 128] {
         let d = with(|o| o.max_depth = max_depth);
-        let levels = max_depth as usize - 2;
+        let levels = max_depth as usize - 3;
         let (ok, _) = event_with_nesting(levels);
         let msg = format!(r#"["EVENT","s",{ok}]"#);
         assert!(d.decode_relay_message(&arena, msg.as_bytes()).is_ok());

@@ -16,12 +16,13 @@ fn bombs_as_unknown_members_hit_the_depth_limit() {
         let bad = json.replacen("\"kind\":1,", &format!("\"x\":{bomb},\"kind\":1,"), 1);
         let at = bad.find("\"x\":").unwrap() + 4;
         let e = quarry_nostr::decode_event(&arena, bad.as_bytes()).unwrap_err();
-        // The event object is depth 0, the member's value depth 1: the
-        // value at depth 128 is the first one refused.
+        // The event object is depth 1 (serde_json's count), the member's
+        // value depth 2: the array at depth 128, the 127th bracket, is the
+        // first one refused.
         assert_eq!(
             e,
             DecodeError::DepthLimit {
-                offset: at + 127,
+                offset: at + 126,
                 limit: 128
             }
         );
@@ -49,13 +50,14 @@ fn bombs_as_messages_and_extra_elements() {
             context: "expected a string"
         }
     );
-    // As an extra element after a complete message.
+    // As an extra element after a complete message (the message's array
+    // is depth 1, the element depth 2).
     let bad = format!(r#"["EOSE","s",{deep}"#);
     let e = quarry_nostr::decode_relay_message(&arena, bad.as_bytes()).unwrap_err();
     assert_eq!(
         e,
         DecodeError::DepthLimit {
-            offset: 12 + 127,
+            offset: 12 + 126,
             limit: 128
         }
     );
@@ -89,11 +91,11 @@ fn the_depth_limit_is_an_option() {
         ..Decoder::new()
     };
     assert!(enough.decode_event(&arena, bad.as_bytes()).is_ok());
-    // An event inside a message is depth 1: max_depth 1 refuses it.
+    // An event inside a message is depth 2: max_depth 2 refuses it.
     let msg = common::relay_event(&common::shape(0, 0));
     let none = Decoder {
         limits: DecodeOptions {
-            max_depth: 1,
+            max_depth: 2,
             ..Default::default()
         },
         ..Decoder::new()

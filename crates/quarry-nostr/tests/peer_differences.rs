@@ -156,6 +156,44 @@ fn a_number_past_f64_in_an_unknown_filter_member() {
 }
 
 #[test]
+fn nesting_past_serde_jsons_limit_where_the_peer_skips() {
+    // serde_json refuses the 128th nested array or object, the outermost
+    // counted, and so does quarry, everywhere. The peer meets that limit
+    // only in filters (serde's `flatten` buffers their members); members
+    // and elements it ignores elsewhere are skipped with no limit at all.
+    let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let arena = Arena::new();
+    // Filters: the message's array, the filter and 125 arrays are 127
+    // levels; both accept those and refuse one more.
+    for (n, ok) in [(125, true), (126, false)] {
+        for verb in ["REQ", "COUNT"] {
+            let input = format!(r#"["{verb}","s",{{"x":{}}}]"#, nest(n));
+            assert_eq!(PeerClient::from_json(&input).is_ok(), ok, "{verb} {n}");
+            assert_eq!(client(&input).is_ok(), ok, "{verb} {n}");
+        }
+    }
+    // A bare event's unknown member: 126 arrays inside the event object
+    // are 127 levels.
+    let event = event_with(format!(r#","x":{}"#, nest(126)).as_bytes());
+    assert!(skip_ids().decode_event(&arena, &event).is_ok());
+    let event = event_with(format!(r#","x":{}"#, nest(127)).as_bytes());
+    assert!(nostr::event::Event::from_json(&event).is_ok());
+    let e = skip_ids().decode_event(&arena, &event).unwrap_err();
+    assert!(
+        matches!(e, DecodeError::DepthLimit { limit: 128, .. }),
+        "{e}"
+    );
+    assert!(serde_json::from_slice::<serde_json::Value>(&event).is_err());
+    // A message's extra element, a megabyte deep.
+    let deep = format!(r#"["EOSE","s",{}]"#, nest(1 << 20));
+    assert!(PeerRelay::from_json(&deep).is_ok());
+    assert!(matches!(
+        skip_ids().decode_relay_message(&arena, deep.as_bytes()),
+        Err(DecodeError::DepthLimit { limit: 128, .. })
+    ));
+}
+
+#[test]
 fn brought_to_the_peers_verdict() {
     // A REQ or COUNT with no filter, and a tag condition on `#` and one
     // character that is not an ASCII letter: both reject.
