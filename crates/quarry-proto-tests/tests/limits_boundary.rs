@@ -352,3 +352,56 @@ proptest! {
         prop_assert!(written <= quarry_proto::max_arena_bytes(input.len()) + spill);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The defaults: no fixed cap on items or arena bytes, as prost has none.
+
+/// 1.2 million packed values (a 1.2 MB message, more items than the core's
+/// default of 1,000,000) decode with protobuf's defaults, as prost reads
+/// them; the core's fixed cap would refuse them at the run's tag.
+#[test]
+fn more_items_than_the_cores_default_decode() {
+    const N: usize = 1_200_000;
+    // `r_int32` (35, tag 0x9A 0x02), packed, N values of 1 byte.
+    let mut input = vec![0x9A, 0x02];
+    prost::encoding::encode_varint(N as u64, &mut input);
+    input.extend(std::iter::repeat_n(0x07, N));
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &input).unwrap();
+    let theirs = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
+    assert_eq!(view.r_int32().count(), N);
+    assert_eq!(theirs.r_int32.len(), N);
+    assert!(view.r_int32().all(|v| v == 7));
+    let core = with(|o| o.max_items = DecodeOptions::DEFAULT.max_items);
+    assert_eq!(
+        run(&core, All3View::TABLE, &input),
+        Err(DecodeError::ItemLimit {
+            offset: 0,
+            limit: 1_000_000
+        })
+    );
+}
+
+/// 1.5 million empty repeated messages (4.5 MB) need more than the core's
+/// default of 64 MiB of arena; with protobuf's defaults they decode, as
+/// prost reads them.
+#[test]
+fn more_arena_than_the_cores_default_decodes() {
+    const N: usize = 1_500_000;
+    // `r_inner` (48, tag 0x82 0x03), each an empty `Inner`.
+    let input: Vec<u8> = std::iter::repeat_n([0x82, 0x03, 0x00], N)
+        .flatten()
+        .collect();
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &input).unwrap();
+    assert_eq!(view.r_inner().count(), N);
+    let held = arena.stats().allocated_bytes;
+    assert!(held > 64 << 20, "{held}");
+    let theirs = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
+    assert_eq!(theirs.r_inner.len(), N);
+    let core = with(|o| o.max_arena_bytes = DecodeOptions::DEFAULT.max_arena_bytes);
+    assert!(matches!(
+        run(&core, All3View::TABLE, &input),
+        Err(DecodeError::ArenaLimit { .. })
+    ));
+}

@@ -15,10 +15,25 @@ use crate::record::Record;
 use crate::table::MessageRef;
 use crate::two_pass;
 
-/// The limits protobuf decoders use by default: those of
-/// [`DecodeOptions::DEFAULT`] with a nesting limit of 100, protobuf's own.
+/// The limits protobuf decoders use by default: a nesting limit of 100,
+/// protobuf's own, and no cap on items or arena bytes beyond what the
+/// input's length sets.
+///
+/// Every item takes at least two input bytes and the arena holds at most
+/// [`max_arena_bytes`] of the input's length, so both are bounded by the
+/// input already; fixed caps (the core's 1,000,000 items and 64 MiB) would
+/// refuse real messages prost and buffa read, such as a 16 MB `HistorySync`
+/// (1.2 million fields). A server that takes protobuf from strangers bounds
+/// the input's size, or sets `max_items` and `max_arena_bytes` here.
+///
+/// ```
+/// assert_eq!(quarry_proto::DEFAULT_OPTIONS.max_depth, 100);
+/// assert_eq!(quarry_proto::DEFAULT_OPTIONS.max_arena_bytes, usize::MAX);
+/// ```
 pub const DEFAULT_OPTIONS: DecodeOptions = DecodeOptions {
     max_depth: 100,
+    max_items: u32::MAX,
+    max_arena_bytes: usize::MAX,
     ..DecodeOptions::DEFAULT
 };
 
@@ -213,7 +228,7 @@ pub fn decode<'a>(
 /// assert_eq!(arena.stats().allocated_bytes, reserved);
 /// ```
 pub fn arena_for(input: &[u8]) -> Arena {
-    Arena::with_capacity(estimate_arena_bytes(input.len()).min(DEFAULT_OPTIONS.max_arena_bytes))
+    Arena::with_capacity(estimate_arena_bytes(input.len()))
 }
 
 /// Decode with an allocator and options of the caller's (no reservation).

@@ -1,5 +1,7 @@
 /// Limits every decoder enforces. The defaults are safe for untrusted input
-/// on an open port; raise them deliberately.
+/// on an open port; raise them deliberately. A format may start from other
+/// defaults of its own (protobuf: `quarry_proto::DEFAULT_OPTIONS`, depth 100
+/// and no item or arena cap beyond what the input's length sets).
 ///
 /// ```
 /// let opts = quarry::DecodeOptions { max_depth: 16, ..Default::default() };
@@ -8,8 +10,11 @@
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {
-    /// Deepest nesting accepted; the root is depth 0 and a value at depth
-    /// `max_depth` is rejected. Default 128 (what WhatsApp's own codec uses).
+    /// Deepest nesting accepted: a value at depth `max_depth` is rejected.
+    /// Each format says where it starts counting (WhatsApp: the root node
+    /// is depth 0; Nostr: the outermost array or object is depth 1, as in
+    /// serde_json; protobuf: levels below the root, as prost counts them).
+    /// Default 128 (what WhatsApp's own codec uses).
     pub max_depth: u32,
     /// Most items (nodes, attributes, tags, fields: each format says what
     /// it counts) one message may hold. Default 1,000,000.
