@@ -103,7 +103,11 @@ fn documented_rejection(data: &[u8]) -> bool {
     let bad_hex = serde_json::from_slice::<Hex>(data)
         .is_ok_and(|h| not_hex(&h.id, 64) || not_hex(&h.pubkey, 64) || not_hex(&h.sig, 128));
     let value = serde_json::from_slice::<serde_json::Value>(data).map_err(|e| e.to_string());
+    // serde_json's own parse names the first fault only: a number past
+    // f64's range earlier in a skipped member (which both decoders skip)
+    // hides a lone surrogate after it, so those are looked for directly.
     let not_unicode = std::str::from_utf8(data).is_err()
+        || lone_surrogate_escape(data)
         || value.as_ref().is_err_and(|what| {
             what.contains("surrogate") || what.contains("unicode") || what.contains("hex escape")
         });
@@ -114,6 +118,39 @@ fn documented_rejection(data: &[u8]) -> bool {
         .as_ref()
         .is_err_and(|what| what.contains("recursion limit exceeded"));
     positional || bad_hex || not_unicode || too_deep
+}
+
+/// Whether a string of `data` holds a `\u` escape of a surrogate that is
+/// not half of a high-then-low pair (read with a scan of its own, which
+/// tracks only where strings start and end).
+fn lone_surrogate_escape(data: &[u8]) -> bool {
+    let hex = |at: usize| {
+        data.get(at..at + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let (mut i, mut in_string) = (0, false);
+    while let Some(&b) = data.get(i) {
+        match (in_string, b) {
+            (false, b'"') | (true, b'"') => in_string = !in_string,
+            (true, b'\\') if data.get(i + 1) == Some(&b'u') => match hex(i + 2) {
+                Some(0xD800..=0xDBFF) => {
+                    let low = data.get(i + 6..i + 8) == Some(&b"\\u"[..])
+                        && matches!(hex(i + 8), Some(0xDC00..=0xDFFF));
+                    if !low {
+                        return true;
+                    }
+                    i += 11;
+                }
+                Some(0xDC00..=0xDFFF) => return true,
+                _ => i += 5,
+            },
+            (true, b'\\') => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A relay-to-client message.
