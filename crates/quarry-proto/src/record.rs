@@ -29,6 +29,9 @@ pub(crate) enum Val<'a> {
     Scalar(u64),
     Str(&'a str),
     Bytes(&'a [u8]),
+    /// A message; also the one element of a repeated message field that
+    /// the one-pass decoder read once, in field order (it then needs no
+    /// array: see [`Slot::elements`]).
     Msg(&'a [Slot<'a>]),
     Scalars(&'a [u64]),
     Strs(&'a [&'a str]),
@@ -71,6 +74,20 @@ impl<'a> Slot<'a> {
     #[inline]
     pub(crate) fn is_absent(&self) -> bool {
         matches!(self.val, Val::Absent)
+    }
+
+    /// The elements of a repeated message, group or map field's slot: its
+    /// array, or the one element a [`Val::Msg`] holds. Readers of repeated
+    /// fields go through here: the one-pass decoder leaves a repeated
+    /// message field it met once as that one element, so its field loop
+    /// marks nothing for them and such a message needs no gather (see
+    /// docs/protobuf.md, "How a message is stored").
+    pub(crate) fn elements(&'a self) -> &'a [&'a [Slot<'a>]] {
+        match &self.val {
+            Val::Msgs(list) => list,
+            Val::Msg(one) => std::slice::from_ref(one),
+            _ => &[],
+        }
     }
 
     /// The unknown field an [`UNKNOWN`] slot holds.
@@ -212,9 +229,8 @@ impl<'a> Record<'a> {
     /// The elements of repeated message, group or map field `field`.
     #[inline]
     pub fn messages(self, field: u32) -> Messages<'a> {
-        match self.find(field).map(|s| &s.val) {
-            Some(Val::Msgs(v)) => Messages { inner: v.iter() },
-            _ => Messages { inner: [].iter() },
+        Messages {
+            inner: self.find(field).map_or(&[][..], Slot::elements).iter(),
         }
     }
 

@@ -237,8 +237,11 @@ impl<'r> Walk<'r> {
             };
             match (field, &slot.val) {
                 (_, Val::Absent) => {}
-                (Some(field), Val::Msg(slots)) => return Some(self.enter(message, field, slots)),
-                (Some(field), Val::Msgs(elements)) => {
+                (Some(field), Val::Msg(slots)) if !field.is_repeated() => {
+                    return Some(self.enter(message, field, slots));
+                }
+                (Some(field), Val::Msg(_) | Val::Msgs(_)) => {
+                    let elements = slot.elements();
                     let entry = message.sub_message(field);
                     if sort_maps && entry.table().map_entry {
                         let start = self.sorted.len();

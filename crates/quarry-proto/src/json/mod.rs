@@ -192,6 +192,9 @@ impl Printer<'_> {
                 write_str(self.out, &String::from_utf8_lossy(b))
             }
             Val::Bytes(b) => write_base64(self.out, b),
+            Val::Msg(_) | Val::Msgs(_) if f.is_repeated() => {
+                return self.messages(message, f, slot);
+            }
             Val::Msg(slots) => return self.message(message.sub_message(f), Record::new(slots)),
             Val::Scalars(list) => {
                 write_list(self.out, list.iter(), |out, v| {
@@ -213,29 +216,35 @@ impl Printer<'_> {
                 write_base64(out, b);
                 Ok(())
             })?,
-            Val::Msgs(list) => {
-                let sub = message.sub_message(f);
-                if sub.table().map_entry {
-                    return self.map(sub, list);
-                }
-                let skip_empty = well_known::is_value(sub);
-                self.out.push('[');
-                let mut first = true;
-                for slots in list.iter() {
-                    let rec = Record::new(slots);
-                    if skip_empty && well_known::value_is_empty(sub, rec) {
-                        continue;
-                    }
-                    if !first {
-                        self.out.push(',');
-                    }
-                    first = false;
-                    self.message(sub, rec)?;
-                }
-                self.out.push(']');
+            Val::Raw(_) | Val::PackedRejects(_) | Val::Msgs(_) | Val::Absent => {
+                self.out.push_str("null");
             }
-            Val::Raw(_) | Val::PackedRejects(_) | Val::Absent => self.out.push_str("null"),
         }
+        Ok(())
+    }
+
+    /// Repeated message or map field `f`: an array, or an object for a map.
+    fn messages<'a>(&mut self, message: MessageRef, f: &FieldTable, slot: &'a Slot<'a>) -> Written {
+        let list = slot.elements();
+        let sub = message.sub_message(f);
+        if sub.table().map_entry {
+            return self.map(sub, list);
+        }
+        let skip_empty = well_known::is_value(sub);
+        self.out.push('[');
+        let mut first = true;
+        for slots in list.iter() {
+            let rec = Record::new(slots);
+            if skip_empty && well_known::value_is_empty(sub, rec) {
+                continue;
+            }
+            if !first {
+                self.out.push(',');
+            }
+            first = false;
+            self.message(sub, rec)?;
+        }
+        self.out.push(']');
         Ok(())
     }
 
@@ -243,7 +252,7 @@ impl Printer<'_> {
     /// as protobuf's printer does.
     fn is_empty_value(&self, message: MessageRef, f: &FieldTable, val: &Val<'_>) -> bool {
         match val {
-            Val::Msg(slots) if f.kind.is_message() => {
+            Val::Msg(slots) if f.kind.is_message() && !f.is_repeated() => {
                 let sub = message.sub_message(f);
                 well_known::is_value(sub) && well_known::value_is_empty(sub, Record::new(slots))
             }
