@@ -60,6 +60,51 @@ fn unknown_fields_of_every_wire_type_survive_a_round_trip() {
 }
 
 #[test]
+fn unknown_fields_keep_input_order_whatever_their_numbers() {
+    // Unknown fields are stored with their number in the slot's field word
+    // (the largest number, 2^29 - 1, included) and must come back in input
+    // order, before or after the known fields, numbers rising or falling.
+    let known: &[u8] = &[0x28, 0x96, 0x01]; // f_int32 = 150 (field 5)
+    let u1004: &[u8] = &[0xE5, 0x3E, 9, 9, 9, 9]; // 1004 fixed32
+    let u_max: &[u8] = &[0xF8, 0xFF, 0xFF, 0xFF, 0x0F, 0x01]; // 536870911 varint 1
+    let u1000: &[u8] = &[0xC0, 0x3E, 0xAC, 0x02]; // 1000 varint 300
+    let f1004 = UnknownField::Raw {
+        tag: 8037,
+        value: &[9, 9, 9, 9],
+    };
+    let f_max = UnknownField::Raw {
+        tag: 0xFFFF_FFF8,
+        value: &[0x01],
+    };
+    let f1000 = UnknownField::Raw {
+        tag: 8000,
+        value: &[0xAC, 0x02],
+    };
+    let cases: [(Vec<&[u8]>, Vec<UnknownField<'static>>); 3] = [
+        // Falling numbers, one unknown field before the known one.
+        (vec![u1004, known, u_max, u1000], vec![f1004, f_max, f1000]),
+        // Rising numbers after the known field.
+        (vec![known, u1000, u1004, u_max], vec![f1000, f1004, f_max]),
+        // The same number twice around another.
+        (vec![u1000, u_max, known, u1000], vec![f1000, f_max, f1000]),
+    ];
+    for (parts, want) in cases {
+        let bytes = parts.concat();
+        let arena = Arena::new();
+        let view = All3View::decode(&arena, &bytes).unwrap();
+        assert_eq!(view.f_int32(), 150);
+        assert_eq!(
+            view.unknown_fields().collect::<Vec<_>>(),
+            want,
+            "{bytes:02x?}"
+        );
+        // Known fields are written first, then the unknown ones as read.
+        let unknown: Vec<&[u8]> = parts.iter().copied().filter(|p| *p != known).collect();
+        assert_eq!(view.encode_to_vec(), [known, &unknown.concat()].concat());
+    }
+}
+
+#[test]
 fn unknown_value_of_a_closed_enum_is_an_unknown_field() {
     // f_color (16) = 7, which Color does not list.
     let bytes = [&REQUIRED[..], &[0x80, 0x01, 0x07]].concat();

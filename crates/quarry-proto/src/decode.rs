@@ -41,23 +41,26 @@ pub const DEFAULT_OPTIONS: DecodeOptions = DecodeOptions {
 /// [`max_arena_bytes`]).
 ///
 /// Every record is charged to at least two input bytes of its own (a tag
-/// and a value byte): a present or unknown field is a 32-byte slot, an
+/// and a value byte): a present or unknown field is a 24-byte slot, an
 /// element of a repeated field 8 (scalar) or 16 (string, bytes, message)
 /// bytes for at least one byte, an empty message no record at all; strings
-/// and bytes borrow from the input. That is 16 bytes per input byte for
+/// and bytes borrow from the input. That is 12 bytes per input byte for
 /// slots and 16 for repeated values (a field read in several packed runs is
 /// copied once into one array). On top, the one-pass decoder's scratch
-/// stack holds a 32-byte slot per pending field and grows by doubling, up
-/// to one slot per two input bytes (32), and sorting a message's slots
-/// takes 4 bytes per slot (2). Input that needs the merging decoder (a
-/// singular message field repeated, two members of a oneof) is read again
-/// by it after the one-pass attempt: 16 for its slots and values and 16 for
-/// the copy that freezes them. In all: 16 + 16 + 32 + 2 + 32 = 98.
+/// stack holds a slot per pending field and grows by doubling, up to one
+/// slot per two input bytes (24), and sorting a message's slots takes 4
+/// bytes per slot (2). Input that needs the merging decoder (a singular
+/// message field repeated, two members of a oneof) is read again by it
+/// after the one-pass attempt: 16 for its slots (32 bytes each while it
+/// works) and values and 12 for the copy that freezes them. That is
+/// 12 + 16 + 24 + 2 + 28 = 82; the bound stays the 98 it was derived as
+/// when slots took 32 bytes (every term that changed went down), so limits
+/// callers set from it keep their meaning.
 pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 98;
 
 /// Arena bytes one decode may write on top of
 /// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the scratch stack as it
-/// starts (8 slots of 32 bytes; when a dense root's first sparse child
+/// starts (8 slots of 24 bytes; when a dense root's first sparse child
 /// takes that buffer as its record, the scratch grows again from nothing
 /// within the 32 per input byte counted there), the merging decoder's
 /// frames for the first [`INLINE_FRAMES`] levels of nesting, and
@@ -112,16 +115,16 @@ pub enum Reserve {
 /// Arena bytes reserved by [`Reserve::Estimate`] per input byte: measured
 /// use on the WhatsApp-shaped samples, past the scratch stack's start
 /// ([`ESTIMATE_BYTES_CONST`]), is 0.2 to 3.9 bytes per input byte (strings
-/// borrow from the input; records are 8 to 32 bytes).
+/// borrow from the input; records are 8 to 24 bytes).
 pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 3;
 /// Arena bytes reserved by [`Reserve::Estimate`] on top: the decoder's
-/// scratch stack as it starts (8 slots of 32 bytes) and 128.
-pub const ESTIMATE_BYTES_CONST: usize = 384;
+/// scratch stack as it starts (8 slots of 24 bytes) and 128.
+pub const ESTIMATE_BYTES_CONST: usize = 320;
 
 /// The arena bytes [`Reserve::Estimate`] reserves for `input_len` bytes.
 ///
 /// ```
-/// assert_eq!(quarry_proto::estimate_arena_bytes(100), 3 * 100 + 384);
+/// assert_eq!(quarry_proto::estimate_arena_bytes(100), 3 * 100 + 320);
 /// ```
 pub const fn estimate_arena_bytes(input_len: usize) -> usize {
     input_len

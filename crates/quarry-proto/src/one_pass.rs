@@ -82,11 +82,7 @@ static ABSENT: [Slot<'static>; MessageTable::DENSE_FIELDS] = [
 ];
 
 const fn absent(field: u32) -> Slot<'static> {
-    Slot {
-        field,
-        aux: 0,
-        val: Val::Absent,
-    }
+    Slot::absent(field)
 }
 
 /// The first `K` slots of [`ABSENT`], allocated in `bump`.
@@ -214,7 +210,7 @@ pub(crate) fn decode<'a>(
     let outcome = d.run(root);
     // The records were allocated after the scratch, so bumpalo could not
     // take its buffer back: dropping it would only cost the check. (An
-    // empty input leaves its one-slot scratch, 32 bytes, until the reset.)
+    // empty input leaves its one-slot scratch, 24 bytes, until the reset.)
     std::mem::forget(d.scratch);
     outcome
 }
@@ -403,11 +399,7 @@ impl<'a> Dec<'a, '_> {
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
                     };
-                    if DENSE
-                        && dense
-                            .get(fi as usize)
-                            .is_some_and(|s| matches!(s.val, Val::Msg(_)))
-                    {
+                    if DENSE && dense.get(fi as usize).is_some_and(|s| s.as_msg().is_some()) {
                         // A message field twice: merged by the merging
                         // decoder.
                         return Ok(None);
@@ -454,14 +446,7 @@ impl<'a> Dec<'a, '_> {
                             return Ok(None);
                         }
                         msg.marks |= Msg::GATHER;
-                        self.push(
-                            Slot {
-                                field: UNKNOWN,
-                                aux: number << 3,
-                                val: Val::Raw(span(buf, after_tag, p)?),
-                            },
-                            at,
-                        )?;
+                        self.push(Slot::unknown(number << 3, span(buf, after_tag, p)?), at)?;
                         continue;
                     }
                     self.store::<DENSE>(dense, fi, Val::Scalar(v), at)?;
@@ -472,7 +457,7 @@ impl<'a> Dec<'a, '_> {
             if self.checked {
                 let present = dense
                     .iter()
-                    .filter(|s| !matches!(s.val, Val::Absent))
+                    .filter(|s| !matches!(s.val(), Val::Absent))
                     .count();
                 count_items(
                     &mut self.items,
@@ -501,20 +486,13 @@ impl<'a> Dec<'a, '_> {
         if DENSE {
             match dense.get_mut(fi as usize) {
                 Some(slot) => {
-                    slot.val = val;
+                    *slot = Slot::new(fi, val);
                     Ok(())
                 }
                 None => Err(internal(at)),
             }
         } else {
-            self.push(
-                Slot {
-                    field: fi,
-                    aux: 0,
-                    val,
-                },
-                at,
-            )
+            self.push(Slot::new(fi, val), at)
         }
     }
 
@@ -798,14 +776,7 @@ impl<'a> Dec<'a, '_> {
                         return Ok((pos, step::MERGE));
                     }
                     // Kept as an unknown field, as protobuf does.
-                    self.push(
-                        Slot {
-                            field: UNKNOWN,
-                            aux: number << 3,
-                            val: Val::Raw(span(buf, vstart, pos)?),
-                        },
-                        at,
-                    )?;
+                    self.push(Slot::unknown(number << 3, span(buf, vstart, pos)?), at)?;
                     return Ok((pos, flags | step::GATHER));
                 }
                 Val::Scalar(v)
@@ -943,14 +914,7 @@ impl<'a> Dec<'a, '_> {
                 span(buf, s, *pos)?
             }
         };
-        Ok((
-            *pos,
-            Slot {
-                field: UNKNOWN,
-                aux: (number << 3) | u32::from(wt),
-                val: Val::Raw(value),
-            },
-        ))
+        Ok((*pos, Slot::unknown((number << 3) | u32::from(wt), value)))
     }
 
     /// Read a packed run of repeated scalar field `f` (index `fi`) into one
@@ -992,24 +956,10 @@ impl<'a> Dec<'a, '_> {
             let Some(values) = values.get_mut(..kept) else {
                 return Err(internal(at));
             };
-            self.push(
-                Slot {
-                    field: fi,
-                    aux: 0,
-                    val: Val::Scalars(values),
-                },
-                at,
-            )?;
+            self.push(Slot::new(fi, Val::Scalars(values)), at)?;
         }
         if rejects {
-            self.push(
-                Slot {
-                    field: UNKNOWN,
-                    aux: fi,
-                    val: Val::PackedRejects(span(buf, s, e)?),
-                },
-                at,
-            )?;
+            self.push(Slot::packed_rejects(fi, span(buf, s, e)?), at)?;
         }
         Ok(())
     }
@@ -1028,7 +978,8 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(at));
         };
         // Canonical input has its known fields in number order, each once.
-        if msg.must_gather() || !pending.is_sorted_by(|a, b| a.field < b.field) {
+        // (Increasing words are reader order: see `Slot::word`.)
+        if msg.must_gather() || !pending.is_sorted_by(|a, b| a.word() < b.word()) {
             return self.gather(table, msg, at);
         }
         let n = pending.len();
@@ -1082,12 +1033,16 @@ impl<'a> Dec<'a, '_> {
         let alloc = self.alloc;
         let pending = pending(&mut self.scratch, msg.base, at)?;
         let n = pending.len();
-        // Unknown fields (`UNKNOWN`, the largest index) sort last.
-        if !pending.is_sorted_by(|a, b| a.field <= b.field) {
+        // Unknown fields (`UNKNOWN`, the largest index) sort last. Words
+        // in order are reader order once runs are collected (unknown slots
+        // of several numbers, in input order, are each their own run); a
+        // run of unknown fields whose numbers go down takes the sort, which
+        // keeps it in input order too.
+        if !pending.is_sorted_by(|a, b| a.word() <= b.word()) {
             // Sort by (field, position): stable, without a heap buffer.
             let perm = alloc.alloc_slice_fill_with(n, at, |i| i as u32)?;
             perm.sort_unstable_by_key(|&i| {
-                (pending.get(i as usize).map_or(UNKNOWN, |s| s.field), i)
+                (pending.get(i as usize).map_or(UNKNOWN, |s| s.field()), i)
             });
             return self.gather_permuted(table, msg, perm, at);
         }
@@ -1121,9 +1076,9 @@ impl<'a> Dec<'a, '_> {
         let mut elements = 0usize;
         let mut r = 0usize;
         while let Some(&first) = pending.get(r) {
-            let fi = first.field;
+            let fi = first.word();
             let mut e = r.saturating_add(1);
-            while pending.get(e).is_some_and(|s| s.field == fi) {
+            while pending.get(e).is_some_and(|s| s.word() == fi) {
                 e = e.saturating_add(1);
             }
             let Some(run) = pending.get(r..e) else {
@@ -1134,31 +1089,22 @@ impl<'a> Dec<'a, '_> {
                     let val = match f.kind {
                         Kind::Message | Kind::Group => {
                             elements = elements.saturating_add(run.len());
-                            Val::Msgs(collect_run(alloc, run, at, &[][..], |v| match v {
-                                Val::Msg(m) => Some(m),
-                                _ => None,
-                            })?)
+                            Val::Msgs(collect_run(alloc, run, at, &[][..], Slot::as_msg)?)
                         }
                         Kind::String if f.utf8 => {
                             elements = elements.saturating_add(run.len());
-                            Val::Strs(collect_run(alloc, run, at, "", |v| match v {
-                                Val::Str(s) => Some(s),
-                                _ => None,
-                            })?)
+                            Val::Strs(collect_run(alloc, run, at, "", Slot::as_str)?)
                         }
                         Kind::String | Kind::Bytes => {
                             elements = elements.saturating_add(run.len());
-                            Val::BytesList(collect_run(alloc, run, at, &[][..], |v| match v {
-                                Val::Bytes(b) => Some(b),
-                                _ => None,
-                            })?)
+                            Val::BytesList(collect_run(alloc, run, at, &[][..], Slot::as_bytes)?)
                         }
                         _ => {
                             // Packed runs counted their values as they
                             // were read.
                             let unpacked = run
                                 .iter()
-                                .filter(|s| !matches!(s.val, Val::Scalars(_)))
+                                .filter(|s| !matches!(s.val(), Val::Scalars(_)))
                                 .count();
                             elements = elements.saturating_add(unpacked);
                             let len = run.len();
@@ -1168,11 +1114,7 @@ impl<'a> Dec<'a, '_> {
                             collect_repeated(alloc, f, run, 0, len, &|k| k, at)?
                         }
                     };
-                    Slot {
-                        field: fi,
-                        aux: 0,
-                        val,
-                    }
+                    Slot::new(fi, val)
                 }
                 // A singular message field twice: merged by the merging
                 // decoder.
@@ -1226,7 +1168,7 @@ impl<'a> Dec<'a, '_> {
         let pending = pending(&mut self.scratch, base, at)?;
         let n = pending.len();
         let index = |k: usize| -> usize { perm.get(k).map_or(usize::MAX, |&i| i as usize) };
-        let field_at = |pending: &[Slot<'a>], k: usize| pending.get(index(k)).map(|s| s.field);
+        let field_at = |pending: &[Slot<'a>], k: usize| pending.get(index(k)).map(|s| s.field());
 
         // First walk: the number of final slots, and whether the merging
         // decoder is needed.
@@ -1254,7 +1196,7 @@ impl<'a> Dec<'a, '_> {
                     // Values of unpacked occurrences (packed runs counted
                     // theirs as they were read).
                     for j in k..stop {
-                        if !matches!(pending.get(index(j)).map(|s| &s.val), Some(Val::Scalars(_))) {
+                        if !matches!(pending.get(index(j)).map(Slot::val), Some(Val::Scalars(_))) {
                             elements = elements.saturating_add(1);
                         }
                     }
@@ -1291,11 +1233,7 @@ impl<'a> Dec<'a, '_> {
             match f {
                 Some(f) if f.is_repeated() => {
                     let val = collect_repeated(alloc, f, pending, k, stop, &index, at)?;
-                    out.push(Slot {
-                        field: fi,
-                        aux: 0,
-                        val,
-                    });
+                    out.push(Slot::new(fi, val));
                 }
                 Some(_) => {
                     // A singular field: its last occurrence wins.
@@ -1439,7 +1377,7 @@ fn oneof_conflict(
     let oneof_of = |k: usize| {
         pending
             .get(index(k))
-            .and_then(|s| table.fields.get(s.field as usize))
+            .and_then(|s| table.fields.get(s.field() as usize))
             .map(|f| (f.oneof, f.number))
     };
     (0..n).any(|a| {
@@ -1457,11 +1395,11 @@ fn collect_run<'a, T: Copy>(
     run: &[Slot<'a>],
     at: usize,
     empty: T,
-    pick: impl Fn(Val<'a>) -> Option<T>,
+    pick: impl Fn(&Slot<'a>) -> Option<T>,
 ) -> Result<&'a [T], DecodeError> {
     // One pass: each value written once, picked as it is written.
     let list = alloc.alloc_slice_fill_with(run.len(), at, |i| {
-        run.get(i).and_then(|slot| pick(slot.val)).unwrap_or(empty)
+        run.get(i).and_then(&pick).unwrap_or(empty)
     })?;
     Ok(&*list)
 }
@@ -1480,11 +1418,11 @@ fn collect<'a, T: Copy>(
     index: &impl Fn(usize) -> usize,
     at: usize,
     empty: T,
-    pick: impl Fn(Val<'a>) -> Option<T>,
+    pick: impl Fn(&Slot<'a>) -> Option<T>,
 ) -> Result<&'a [T], DecodeError> {
     let list = alloc.alloc_slice_fill_copy(stop.saturating_sub(k), empty, at)?;
     for (out, j) in list.iter_mut().zip(k..stop) {
-        if let Some(v) = pending.get(index(j)).and_then(|s| pick(s.val)) {
+        if let Some(v) = pending.get(index(j)).and_then(&pick) {
             *out = v;
         }
     }
@@ -1505,37 +1443,28 @@ fn collect_repeated<'a>(
     let count = stop.saturating_sub(k);
     match f.kind {
         Kind::String if f.utf8 => {
-            let list = collect(alloc, pending, k, stop, index, at, "", |v| match v {
-                Val::Str(s) => Some(s),
-                _ => None,
-            })?;
+            let list = collect(alloc, pending, k, stop, index, at, "", Slot::as_str)?;
             Ok(Val::Strs(list))
         }
         Kind::String | Kind::Bytes => {
-            let list = collect(alloc, pending, k, stop, index, at, &[][..], |v| match v {
-                Val::Bytes(b) => Some(b),
-                _ => None,
-            })?;
+            let list = collect(alloc, pending, k, stop, index, at, &[][..], Slot::as_bytes)?;
             Ok(Val::BytesList(list))
         }
         Kind::Message | Kind::Group => {
-            let list = collect(alloc, pending, k, stop, index, at, &[][..], |v| match v {
-                Val::Msg(m) => Some(m),
-                _ => None,
-            })?;
+            let list = collect(alloc, pending, k, stop, index, at, &[][..], Slot::as_msg)?;
             Ok(Val::Msgs(list))
         }
         _ => {
             // One packed run alone is already its array.
             if count == 1
                 && let Some(slot) = pending.get_mut(index(k))
-                && let Val::Scalars(run) = slot.val
+                && let Val::Scalars(run) = slot.val()
             {
                 return Ok(Val::Scalars(run));
             }
             let mut total = 0usize;
             for j in k..stop {
-                total = total.saturating_add(match pending.get(index(j)).map(|s| &s.val) {
+                total = total.saturating_add(match pending.get(index(j)).map(Slot::val) {
                     Some(Val::Scalars(list)) => list.len(),
                     _ => 1,
                 });
@@ -1543,9 +1472,13 @@ fn collect_repeated<'a>(
             let list = alloc.alloc_slice_fill_copy(total, 0u64, at)?;
             let mut w = 0usize;
             for j in k..stop {
-                let values: &[u64] = match pending.get(index(j)).map(|s| &s.val) {
+                let one;
+                let values: &[u64] = match pending.get(index(j)).map(Slot::val) {
                     Some(Val::Scalars(run)) => run,
-                    Some(Val::Scalar(v)) => std::slice::from_ref(v),
+                    Some(Val::Scalar(v)) => {
+                        one = [v];
+                        &one
+                    }
                     _ => &[],
                 };
                 let stop_w = w.saturating_add(values.len());

@@ -187,7 +187,7 @@ fn write_field(
     let name = field_name(message, f);
     // A map entry prints its key and value even at their defaults.
     let implicit = f.label == Label::Implicit && !message.table().map_entry;
-    match slot.val {
+    match slot.val() {
         Val::Scalar(v) if !(implicit && v == 0) => line(out, depth, &name, &scalar(message, f, v)),
         Val::Str(s) if !(implicit && s.is_empty()) => line(out, depth, &name, &quote(s.as_bytes())),
         Val::Bytes(b) if !(implicit && b.is_empty()) => line(out, depth, &name, &quote(b)),

@@ -231,11 +231,11 @@ impl<'r> Walk<'r> {
                 });
             };
             top.rest = rest;
-            let field = match slot.field {
+            let field = match slot.field() {
                 UNKNOWN => None,
                 i => message.table().fields.get(i as usize),
             };
-            match (field, &slot.val) {
+            match (field, &slot.val()) {
                 (_, Val::Absent) => {}
                 (Some(field), Val::Msg(slots)) if !field.is_repeated() => {
                     return Some(self.enter(message, field, slots));

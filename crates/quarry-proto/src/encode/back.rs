@@ -3,7 +3,7 @@
 
 use super::back_buf::{BackBuf, Fwd};
 use super::size::{rejects, tag, unknown_len, varint_of};
-use crate::record::{Slot, Val};
+use crate::record::{Slot, UnknownField, Val};
 use crate::table::{FieldTable, Kind, Label, MessageTable, Schema};
 use crate::wire::{EGROUP, LEN, SGROUP, VARINT};
 
@@ -42,7 +42,7 @@ pub(super) fn put_leaf(
     slot: &Slot<'_>,
 ) {
     let implicit = f.label == Label::Implicit;
-    match slot.val {
+    match slot.val() {
         Val::Scalar(v) if implicit && v == 0 => {}
         Val::Scalar(v) => {
             put_scalar(out, f.kind, v);
@@ -65,7 +65,7 @@ fn put_list(
     slot: &Slot<'_>,
 ) {
     let kind = f.kind;
-    match slot.val {
+    match slot.val() {
         Val::Scalars([]) => {}
         Val::Scalars(list) if f.packed => {
             let end = out.pos();
@@ -131,11 +131,11 @@ fn write_unknown(
     table: &MessageTable,
     slot: &Slot<'_>,
 ) {
-    match slot.val {
-        Val::Raw(value) => {
-            let t = u64::from(slot.aux);
+    match slot.as_unknown() {
+        UnknownField::Raw { tag: t, value } => {
+            let t = u64::from(t);
             write_varint(out, t);
-            match (slot.aux & 7) as u8 {
+            match (t & 7) as u8 {
                 LEN => {
                     write_varint(out, value.len() as u64);
                     out.put(value);
@@ -147,8 +147,11 @@ fn write_unknown(
                 _ => out.put(value),
             }
         }
-        Val::PackedRejects(payload) => {
-            let Some(f) = table.fields.get(slot.aux as usize) else {
+        UnknownField::PackedEnumRejects {
+            field_index,
+            payload,
+        } => {
+            let Some(f) = table.fields.get(field_index as usize) else {
                 return;
             };
             for v in rejects(schema, f, payload) {
@@ -156,6 +159,5 @@ fn write_unknown(
                 write_varint(out, v);
             }
         }
-        _ => {}
     }
 }

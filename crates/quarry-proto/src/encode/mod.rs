@@ -290,7 +290,7 @@ fn run<'r, P: Pass>(pass: &mut P, message: MessageRef, record: Record<'r>, stack
     let mut cur = Level::root(message, record);
     loop {
         if let Some((f, slot)) = leaves(pass, schema, cur.table, &mut cur.rest) {
-            let (first, others) = match slot.val {
+            let (first, others) = match slot.val() {
                 Val::Msg(slots) => (slots, &[][..]),
                 Val::Msgs(elements) => match take::<P, _>(elements) {
                     Some((&first, others)) => (first, others),
@@ -347,10 +347,10 @@ fn leaves<'r, P: Pass>(
             break None;
         };
         slots = others;
-        // `UNKNOWN` is past the end of every table.
-        match table.fields.get(slot.field as usize) {
+        // An unknown slot's word is past the end of every table.
+        match table.fields.get(slot.word() as usize) {
             None => pass.unknown(schema, table, slot),
-            Some(f) => match slot.val {
+            Some(f) => match slot.val() {
                 Val::Msg(_) | Val::Msgs(_) => break Some((f, slot)),
                 _ => pass.leaf(schema, table, f, slot),
             },

@@ -1,7 +1,7 @@
 //! How many bytes each piece of a record encodes to: what the measuring
 //! pass adds up.
 
-use crate::record::{Slot, Val};
+use crate::record::{Slot, UnknownField, Val};
 use crate::table::{FieldTable, Kind, Label, MessageTable, Schema};
 use crate::wire::{LEN, SGROUP, VARINT, varint_len, zigzag_encode};
 
@@ -85,7 +85,7 @@ pub(super) fn leaf_len(
             tag_len(f.number) + varint_len(len as u64) + len
         }
     };
-    match slot.val {
+    match slot.val() {
         Val::Scalar(v) if implicit && v == 0 => 0,
         Val::Scalar(v) => tag_len(f.number) + scalar_len(f.kind, v),
         Val::Str(s) => delimited(s.len()),
@@ -102,7 +102,7 @@ fn list_len(
     slot: &Slot<'_>,
 ) -> usize {
     let t = tag_len(f.number);
-    match slot.val {
+    match slot.val() {
         Val::Scalars(list) => {
             let body: usize = list.iter().map(|&v| scalar_len(f.kind, v)).sum();
             match (list.is_empty(), f.packed) {
@@ -127,10 +127,10 @@ fn list_len(
 }
 
 pub(super) fn unknown_len(schema: &'static Schema, table: &MessageTable, slot: &Slot<'_>) -> usize {
-    match slot.val {
-        Val::Raw(value) => {
-            let t = u64::from(slot.aux);
-            let wt = (slot.aux & 7) as u8;
+    match slot.as_unknown() {
+        UnknownField::Raw { tag: t, value } => {
+            let t = u64::from(t);
+            let wt = (t & 7) as u8;
             varint_len(t)
                 + match wt {
                     LEN => varint_len(value.len() as u64) + value.len(),
@@ -138,13 +138,15 @@ pub(super) fn unknown_len(schema: &'static Schema, table: &MessageTable, slot: &
                     _ => value.len(),
                 }
         }
-        Val::PackedRejects(payload) => {
-            let Some(f) = table.fields.get(slot.aux as usize) else {
+        UnknownField::PackedEnumRejects {
+            field_index,
+            payload,
+        } => {
+            let Some(f) = table.fields.get(field_index as usize) else {
                 return 0;
             };
             let t = varint_len(tag(f.number, VARINT));
             rejects(schema, f, payload).map(|v| t + varint_len(v)).sum()
         }
-        _ => 0,
     }
 }

@@ -163,13 +163,13 @@ impl Printer<'_> {
     fn fields(&mut self, message: MessageRef, record: Record<'_>, first: &mut bool) -> Written {
         let table = message.table();
         for slot in record.present() {
-            if slot.field == UNKNOWN {
+            if slot.field() == UNKNOWN {
                 break;
             }
-            let Some(f) = table.fields.get(slot.field as usize) else {
+            let Some(f) = table.fields.get(slot.field() as usize) else {
                 continue;
             };
-            if omitted(f, &slot.val) || self.is_empty_value(message, f, &slot.val) {
+            if omitted(f, &slot.val()) || self.is_empty_value(message, f, &slot.val()) {
                 continue;
             }
             if !*first {
@@ -185,7 +185,7 @@ impl Printer<'_> {
 
     fn field(&mut self, message: MessageRef, f: &FieldTable, slot: &Slot<'_>) -> Written {
         let kind = f.kind;
-        match &slot.val {
+        match &slot.val() {
             Val::Scalar(v) => write_scalar(self.out, message, f, *v),
             Val::Str(s) => write_str(self.out, s),
             Val::Bytes(b) if kind == Kind::String => {
@@ -273,13 +273,13 @@ impl Printer<'_> {
             let rec = Record::new(slots);
             let value = value_field.and_then(|v| {
                 let f = table.fields.get(v as usize)?;
-                Some((f, slots.iter().find(|s| s.field == v && !s.is_absent())))
+                Some((f, slots.iter().find(|s| s.field() == v && !s.is_absent())))
             });
             if let Some((f, slot)) = value
                 && f.kind.is_message()
             {
                 let sub = entry.sub_message(f);
-                let empty = match slot.map(|s| &s.val) {
+                let empty = match slot.map(Slot::val) {
                     Some(Val::Msg(m)) => well_known::value_is_empty(sub, Record::new(m)),
                     _ => true,
                 };

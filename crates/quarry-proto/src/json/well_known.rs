@@ -144,7 +144,7 @@ impl Printer<'_> {
         let Some((i, f)) = field(message, 1) else {
             return self.object(message, record);
         };
-        match (record.present().find(|s| s.field == i), absent) {
+        match (record.present().find(|s| s.field() == i), absent) {
             (Some(slot), _) => self.field(message, f, slot),
             (None, Some(text)) => {
                 self.out.push_str(text);
@@ -252,7 +252,7 @@ impl Printer<'_> {
             let Some((i, f)) = field(message, number) else {
                 continue;
             };
-            let Some(slot) = record.present().find(|s| s.field == i) else {
+            let Some(slot) = record.present().find(|s| s.field() == i) else {
                 continue;
             };
             match number {
