@@ -114,7 +114,7 @@ pub enum Reserve {
 
 /// Arena bytes reserved by [`Reserve::Estimate`] per input byte: measured
 /// use on the WhatsApp-shaped samples, past the scratch stack's start
-/// ([`ESTIMATE_BYTES_CONST`]), is 0.2 to 3.9 bytes per input byte (strings
+/// ([`ESTIMATE_BYTES_CONST`]), is 0.2 to 2.4 bytes per input byte (strings
 /// borrow from the input; records are 8 to 24 bytes).
 pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 3;
 /// Arena bytes reserved by [`Reserve::Estimate`] on top: the decoder's
