@@ -16,7 +16,7 @@ pub(crate) const UNKNOWN: u32 = 1 << 31;
 /// unknown fields in input order.
 ///
 /// 24 bytes: the value's kind, the field word and a 16-byte value. (A
-/// struct of field, kind and [`Val`] takes 32; the slots are most of what
+/// struct of field, kind and value took 32; the slots are most of what
 /// a decode writes, and at 48 bytes decoding history sync cost 4.5% more.)
 #[derive(Clone, Copy, Debug)]
 pub struct Slot<'a>(Repr<'a>);
