@@ -455,10 +455,7 @@ impl<'a> Dec<'a, '_> {
         }
         if DENSE {
             if self.checked {
-                let present = dense
-                    .iter()
-                    .filter(|s| !matches!(s.val(), Val::Absent))
-                    .count();
+                let present = dense.iter().filter(|s| !s.is_absent()).count();
                 count_items(
                     &mut self.items,
                     self.max_items,

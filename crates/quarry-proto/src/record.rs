@@ -96,10 +96,14 @@ pub(crate) fn in_reader_order(slots: &[Slot<'_>]) -> bool {
 impl<'a> Slot<'a> {
     /// Known field `field` (an index into its table's fields) holding
     /// `val`. Unknown fields are built with [`unknown`](Self::unknown) and
-    /// [`packed_rejects`](Self::packed_rejects).
+    /// [`packed_rejects`](Self::packed_rejects), which keep their tag; the
+    /// `Raw` and `PackedRejects` arms below only make the match total.
     #[inline(always)]
     pub(crate) fn new(field: u32, val: Val<'a>) -> Self {
-        debug_assert!(field < UNKNOWN || matches!(val, Val::Raw(_) | Val::PackedRejects(_)));
+        debug_assert!(
+            field < UNKNOWN && !matches!(val, Val::Raw(_) | Val::PackedRejects(_)),
+            "unknown fields are built by Slot::unknown and Slot::packed_rejects"
+        );
         Self(match val {
             Val::Scalar(v) => Repr::Scalar(field, v),
             Val::Str(v) => Repr::Str(field, v),
