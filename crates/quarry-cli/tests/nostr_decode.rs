@@ -87,7 +87,8 @@ fn json_lines_with_errors_in_between() {
 /// rust-nostr's `as_json()` has: each list sorted and without repeats,
 /// members in its order (`search` before `since`/`until`/`limit`, the `#x`
 /// lists last, by letter with `a` before `A`). The plain output keeps the
-/// lists as they came.
+/// lists as they came (values and `#x` lists in input order, repeats kept)
+/// in the same member order.
 #[test]
 fn json_writes_filter_lists_as_sets() {
     let input = concat!(
@@ -110,7 +111,7 @@ fn json_writes_filter_lists_as_sets() {
     assert_eq!(
         lines(&plain.stdout).first().map(String::as_str),
         Some(
-            r##"["REQ","q",{"kinds":[7,1,7],"#t":["b","a","b"],"#E":["x"],"#e":["y"],"limit":5,"search":"s"}]"##
+            r##"["REQ","q",{"kinds":[7,1,7],"search":"s","limit":5,"#t":["b","a","b"],"#E":["x"],"#e":["y"]}]"##
         )
     );
 }

@@ -303,7 +303,7 @@ impl ClientMessage<'_> {
     ///
     /// ```
     /// let arena = quarry::Arena::new();
-    /// let json = br##"["REQ","s",{"kinds":[1],"#t":["nostr"],"limit":5}]"##;
+    /// let json = br##"["REQ","s",{"kinds":[1],"limit":5,"#t":["nostr"]}]"##;
     /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
     /// let mut out = Vec::new();
     /// msg.write_json(&mut out);

@@ -211,24 +211,25 @@ impl<'a> Filter<'a> {
     pub(crate) fn put_json<S: Sink>(self, out: &mut S, lists: FilterLists) {
         let mut sep = Sep::default();
         out.put(b"{");
+        // Both forms keep rust-nostr's member order (its struct's fields,
+        // then the `#x` lists flattened after them), so that a filter it
+        // wrote comes back byte for byte as received.
         match lists {
             FilterLists::AsReceived => {
                 put_keys(out, &mut sep, b"\"ids\"", self.ids());
                 put_keys(out, &mut sep, b"\"authors\"", self.authors());
                 put_kinds(out, &mut sep, self.kinds());
+                self.put_scalars(out, &mut sep);
                 for (letter, values) in self.tag_lists() {
                     put_values(out, &mut sep, letter, values);
                 }
-                self.put_scalars(out, &mut sep, false);
             }
             FilterLists::Sets => {
-                // rust-nostr's member order: its struct's fields, then the
-                // `#x` lists flattened after them, by letter.
                 put_keys(out, &mut sep, b"\"ids\"", self.ids().map(set_of).as_deref());
                 let authors = self.authors().map(set_of);
                 put_keys(out, &mut sep, b"\"authors\"", authors.as_deref());
                 put_kinds(out, &mut sep, self.kinds().map(set_of).as_deref());
-                self.put_scalars(out, &mut sep, true);
+                self.put_scalars(out, &mut sep);
                 let mut tag_lists: Vec<(u8, &[&str])> = self.tag_lists().collect();
                 tag_lists.sort_unstable_by_key(|&(letter, _)| letter_order(letter));
                 for (letter, values) in tag_lists {
@@ -239,18 +240,12 @@ impl<'a> Filter<'a> {
         out.put(b"}");
     }
 
-    /// `since`, `until`, `limit` and `search`; `search` first when
-    /// `search_first` (rust-nostr's order), last otherwise (quarry's).
-    fn put_scalars<S: Sink>(self, out: &mut S, sep: &mut Sep, search_first: bool) {
-        let search = |out: &mut S, sep: &mut Sep| {
-            if let Some(s) = self.search() {
-                sep.next(out);
-                out.put(b"\"search\":");
-                put_string(out, s, ControlChars::Escape);
-            }
-        };
-        if search_first {
-            search(out, sep);
+    /// `search`, `since`, `until` and `limit`, in that order (rust-nostr's).
+    fn put_scalars<S: Sink>(self, out: &mut S, sep: &mut Sep) {
+        if let Some(s) = self.search() {
+            sep.next(out);
+            out.put(b"\"search\":");
+            put_string(out, s, ControlChars::Escape);
         }
         for (name, v) in [
             (&b"\"since\":"[..], self.since()),
@@ -263,9 +258,6 @@ impl<'a> Filter<'a> {
                 put_u64(out, v);
             }
         }
-        if !search_first {
-            search(out, sep);
-        }
     }
 }
 
@@ -276,10 +268,10 @@ impl<'a> Filter<'a> {
 /// values), so both forms describe the same filter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FilterLists {
-    /// As they came: input order, repeats kept. The members in quarry's
-    /// order (`ids`, `authors`, `kinds`, the `#x` lists as they came,
-    /// `since`, `until`, `limit`, `search`). A filter rust-nostr wrote
-    /// comes out as it was.
+    /// As they came: input order, repeats kept, the `#x` lists in the
+    /// order they came. The members in rust-nostr's order (`ids`,
+    /// `authors`, `kinds`, `search`, `since`, `until`, `limit`, then the
+    /// `#x` lists), so a filter rust-nostr wrote comes out as it was.
     #[default]
     AsReceived,
     /// As sets, the form rust-nostr's `as_json()` writes: each list
