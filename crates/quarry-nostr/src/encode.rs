@@ -3,7 +3,7 @@
 
 use crate::canonical::{self, CanonParts, Sink, put_string, put_tags, put_u64};
 use crate::event::Event;
-use crate::filter::{FilterLists, Filters};
+use crate::filter::{Filter, FilterLists, Filters};
 use crate::hex;
 use crate::message::{ClientMessage, Message, RelayMessage};
 use crate::options::ControlChars;
@@ -173,6 +173,39 @@ fn put_filters(out: &mut Vec<u8>, filters: Filters<'_>, lists: FilterLists) {
         out.put(b",");
         f.put_json(out, lists);
     }
+}
+
+/// Room for `"<s>"` and the comma before it, with a sixteenth for escapes
+/// (as for an event's text).
+fn str_elem_hint(s: &str) -> usize {
+    3 + s.len() + s.len() / 16
+}
+
+/// Room for a filter's JSON written either way ([`FilterLists`]: sets only
+/// drop repeats), so a REQ into an empty buffer allocates once, as an
+/// event does. Exact for the lists but for escapes in tag values and
+/// `search` past a sixteenth; numbers at their widest. One per member for
+/// its comma, which over-counts by one.
+fn filter_json_hint(f: Filter<'_>) -> usize {
+    // `"ids":[]` and its comma, then per key its quoted hex and a comma.
+    let keys = |list: Option<&[[u8; 32]]>, name: usize| list.map_or(0, |l| name + 6 + 67 * l.len());
+    let kinds = f.kinds().map_or(0, |k| 11 + 6 * k.len());
+    let tags: usize = f
+        .tag_lists()
+        .map(|(_, values)| 8 + values.iter().map(|v| str_elem_hint(v)).sum::<usize>())
+        .sum();
+    let numbers = [f.since(), f.until(), f.limit()]
+        .iter()
+        .map(|n| n.map_or(0, |_| 9 + 20))
+        .sum::<usize>();
+    let search = f.search().map_or(0, |s| 10 + str_elem_hint(s));
+    2 + keys(f.ids(), 3) + keys(f.authors(), 7) + kinds + tags + numbers + search
+}
+
+/// `["<label>","<sub_id>"` and each filter with the comma before it.
+fn filters_message_hint(label: &[u8], sub_id: &str, filters: Filters<'_>) -> usize {
+    let filters: usize = filters.iter().map(|f| 1 + filter_json_hint(f)).sum();
+    label.len() + str_elem_hint(sub_id) + filters + 1
 }
 
 fn put_str_elem(out: &mut Vec<u8>, s: &str) {
@@ -348,11 +381,13 @@ impl ClientMessage<'_> {
                 put_event_message(out, b"[\"AUTH\"", None, event, &mut extra);
             }
             Self::Req { sub_id, filters } => {
+                out.reserve(filters_message_hint(b"[\"REQ\"", sub_id, filters));
                 out.put(b"[\"REQ\"");
                 put_str_elem(out, sub_id);
                 put_filters(out, filters, lists);
             }
             Self::Count { sub_id, filters } => {
+                out.reserve(filters_message_hint(b"[\"COUNT\"", sub_id, filters));
                 out.put(b"[\"COUNT\"");
                 put_str_elem(out, sub_id);
                 put_filters(out, filters, lists);
@@ -366,6 +401,8 @@ impl ClientMessage<'_> {
                 filter,
                 message,
             } => {
+                let hint = filters_message_hint(b"[\"NEG-OPEN\"", sub_id, filter);
+                out.reserve(hint + str_elem_hint(message));
                 out.put(b"[\"NEG-OPEN\"");
                 put_str_elem(out, sub_id);
                 put_filters(out, filter, lists);

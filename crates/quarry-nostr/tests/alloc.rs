@@ -239,3 +239,72 @@ fn a_non_canonical_input_writes_shorter_than_it_came_in_one_allocation() {
     assert!(out.len() < loose.len());
     assert_eq!((empty, roomy), (1, 0));
 }
+
+/// A filter message reserves its room before writing, as an event does:
+/// one allocation into an empty buffer, none into one with room, its lists
+/// as received or as sets, at the widest numbers and kinds.
+#[test]
+fn writing_a_filter_message_costs_one_allocation_into_an_empty_buffer() {
+    use quarry_nostr::{ClientMessage, FilterLists};
+
+    let key = |b: u8| format!("{b:02x}").repeat(32);
+    let authors: Vec<String> = (10..60).map(|b| format!("\"{}\"", key(b))).collect();
+    let max = u64::MAX;
+    let messages = [
+        format!(
+            r#"["REQ","profile",{{"authors":["{}"],"kinds":[0,3,10002],"limit":3}}]"#,
+            key(2)
+        ),
+        format!(
+            r##"["REQ","thread",{{"ids":["{}"]}},{{"kinds":[1,6,7,9735],"limit":500,"#e":["{}"]}}]"##,
+            key(1),
+            key(1)
+        ),
+        format!(
+            r#"["REQ","feed",{{"authors":[{}],"kinds":[1,6],"since":1700000000,"limit":200}}]"#,
+            authors.join(",")
+        ),
+        format!(
+            r##"["COUNT","widest",{{"kinds":[65535,65534],"search":"a\nb","since":{max},"until":{max},"limit":{max},"#t":["x\ty","z"],"#p":["{}"]}}]"##,
+            key(3)
+        ),
+        format!(
+            r#"["NEG-OPEN","neg",{{"kinds":[1],"limit":9}},"{}"]"#,
+            "ab".repeat(40)
+        ),
+    ];
+    for json in &messages {
+        let arena = Arena::new();
+        let msg = quarry_nostr::decode_client_message(&arena, json.as_bytes())
+            .unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert!(!matches!(msg, ClientMessage::Event(_)), "{json}");
+        for lists in [FilterLists::AsReceived, FilterLists::Sets] {
+            let (empty, roomy, out) = count_writes(|out| msg.write_json_as(out, lists, None));
+            assert!(out.starts_with(&json.as_bytes()[..5]), "{json}");
+            // Sets sort each list in a temporary vector.
+            let sorted = if lists == FilterLists::Sets {
+                let filters = match msg {
+                    ClientMessage::Req { filters, .. } | ClientMessage::Count { filters, .. } => {
+                        filters
+                    }
+                    ClientMessage::NegOpen { filter, .. } => filter,
+                    _ => unreachable!("{json}"),
+                };
+                filters
+                    .iter()
+                    .map(|f| {
+                        usize::from(f.ids().is_some())
+                            + usize::from(f.authors().is_some())
+                            + usize::from(f.kinds().is_some())
+                            + f.tag_lists().count()
+                            // and the `#x` lists themselves, to sort by letter
+                            + usize::from(f.tag_lists().count() > 0)
+                    })
+                    .sum()
+            } else {
+                0
+            };
+            assert_eq!((empty, roomy), (1 + sorted, sorted), "{json}: {lists:?}");
+        }
+    }
+}
