@@ -4,6 +4,9 @@
 //! `peer_verify_id`, `quarry_noverify_fresh`, `quarry_noverify_reused`,
 //! `quarry_verify_fresh`, `quarry_verify_reused`. Client REQs: groups
 //! `nostr_<req shape>`, functions `peer`, `quarry_fresh`, `quarry_reused`.
+//! Encoding, functions `peer` and `quarry`: an event (`nostr_encode_<shape>`),
+//! the relay message carrying it (`nostr_encode_relay_<shape>`) and a REQ
+//! (`nostr_encode_<req shape>`).
 
 mod nostr_common;
 
@@ -59,14 +62,30 @@ fn decode_req(c: &mut Criterion) {
     }
 }
 
-/// One encode of each shape's event to compact JSON, plus drop: rust-nostr
-/// from its `Event`, quarry from its decoded view.
+/// One encode to compact JSON, plus drop, rust-nostr from its own types,
+/// quarry from its decoded views: each shape's event, the
+/// `["EVENT",sub,event]` relay message carrying it, and each REQ shape.
 fn encode(c: &mut Criterion) {
     for shape in n::SHAPES {
         let (peer, quarry) = (n::peer_event(shape), n::quarry_event(shape));
         let mut group = c.benchmark_group(format!("nostr_encode_{shape}"));
         group.bench_function("peer", |b| b.iter(|| n::peer_encode(peer)));
         group.bench_function("quarry", |b| b.iter(|| n::quarry_encode(quarry)));
+        group.finish();
+    }
+    for shape in n::SHAPES {
+        let peer = n::peer_relay_message(shape);
+        let quarry = n::quarry_relay_message(shape);
+        let mut group = c.benchmark_group(format!("nostr_encode_relay_{shape}"));
+        group.bench_function("peer", |b| b.iter(|| n::peer_encode_relay(peer)));
+        group.bench_function("quarry", |b| b.iter(|| n::quarry_encode_relay(&quarry)));
+        group.finish();
+    }
+    for shape in n::REQ_SHAPES {
+        let (peer, quarry) = (n::peer_req_message(shape), n::quarry_req_message(shape));
+        let mut group = c.benchmark_group(format!("nostr_encode_{shape}"));
+        group.bench_function("peer", |b| b.iter(|| n::peer_encode_req(peer)));
+        group.bench_function("quarry", |b| b.iter(|| n::quarry_encode_req(&quarry)));
         group.finish();
     }
 }

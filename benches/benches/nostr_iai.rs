@@ -1,7 +1,8 @@
 //! Instruction counts (callgrind) of decoding one `["EVENT",sub,event]`
 //! relay message, quarry and rust-nostr on the same bytes, in one run; and
-//! of decoding one client REQ in three shapes; and of encoding one event
-//! to compact JSON, each from its own decoded form.
+//! of decoding one client REQ in three shapes; and of encoding to compact
+//! JSON, each from its own decoded form, one event, the relay message
+//! carrying it and one REQ.
 //! Callgrind runs SHA-256 without the CPU's SHA instructions, so compare
 //! instructions with the id check off (`quarry_noverify_*` against `peer`);
 //! the `*_verify*` benches are there for completeness.
@@ -153,9 +154,67 @@ fn quarry_encode(event: quarry_nostr::Event<'static>) -> usize {
     black_box(n::quarry_encode(event))
 }
 
+fn peer_relay(shape: &str) -> &'static nostr::message::RelayMessage<'static> {
+    let msg = n::peer_relay_message(shape);
+    n::peer_encode_relay(msg);
+    msg
+}
+
+fn quarry_relay(shape: &str) -> quarry_nostr::RelayMessage<'static> {
+    let msg = n::quarry_relay_message(shape);
+    n::quarry_encode_relay(&msg);
+    msg
+}
+
+// One encode of the `["EVENT",sub,event]` relay message, plus drop.
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = peer_relay)]
+#[bench::thread12(args = ("thread12"), setup = peer_relay)]
+#[bench::heavy30(args = ("heavy30"), setup = peer_relay)]
+fn peer_encode_relay(msg: &'static nostr::message::RelayMessage<'static>) -> usize {
+    black_box(n::peer_encode_relay(msg))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = quarry_relay)]
+#[bench::thread12(args = ("thread12"), setup = quarry_relay)]
+#[bench::heavy30(args = ("heavy30"), setup = quarry_relay)]
+fn quarry_encode_relay(msg: quarry_nostr::RelayMessage<'static>) -> usize {
+    black_box(n::quarry_encode_relay(&msg))
+}
+
+fn peer_req_message(shape: &str) -> &'static nostr::message::ClientMessage<'static> {
+    let msg = n::peer_req_message(shape);
+    n::peer_encode_req(msg);
+    msg
+}
+
+fn quarry_req_message(shape: &str) -> quarry_nostr::ClientMessage<'static> {
+    let msg = n::quarry_req_message(shape);
+    n::quarry_encode_req(&msg);
+    msg
+}
+
+// One encode of a client REQ, plus drop.
+#[library_benchmark]
+#[bench::req_profile(args = ("req_profile"), setup = peer_req_message)]
+#[bench::req_thread(args = ("req_thread"), setup = peer_req_message)]
+#[bench::req_feed(args = ("req_feed"), setup = peer_req_message)]
+fn peer_encode_req(msg: &'static nostr::message::ClientMessage<'static>) -> usize {
+    black_box(n::peer_encode_req(msg))
+}
+
+#[library_benchmark]
+#[bench::req_profile(args = ("req_profile"), setup = quarry_req_message)]
+#[bench::req_thread(args = ("req_thread"), setup = quarry_req_message)]
+#[bench::req_feed(args = ("req_feed"), setup = quarry_req_message)]
+fn quarry_encode_req(msg: quarry_nostr::ClientMessage<'static>) -> usize {
+    black_box(n::quarry_encode_req(&msg))
+}
+
 library_benchmark_group!(
     name = nostr_encode;
-    benchmarks = peer_encode, quarry_encode
+    benchmarks = peer_encode, quarry_encode, peer_encode_relay, quarry_encode_relay, peer_encode_req, quarry_encode_req
 );
 
 main!(

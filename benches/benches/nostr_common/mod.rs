@@ -9,6 +9,7 @@
 //! relay reads (see [`req`]), built and serialized by rust-nostr.
 #![allow(dead_code, missing_docs)]
 
+use std::borrow::Cow;
 use std::hint::black_box;
 
 use nostr::event::{Event, EventId, Kind, Tag, UnsignedEvent};
@@ -115,6 +116,11 @@ pub const REQ_SHAPES: [&str; 3] = ["req_profile", "req_thread", "req_feed"];
 /// `req_feed`, a home timeline (one filter: 2 kinds, 50 authors, since, a
 /// limit).
 pub fn req(name: &str) -> Vec<u8> {
+    req_message(name).as_json().into_bytes()
+}
+
+/// The `["REQ",...]` of shape `name` as rust-nostr builds it (see [`req`]).
+fn req_message(name: &str) -> PeerClientMessage<'static> {
     let id = EventId::from_hex(&hex64(1)).unwrap();
     let author = |seed: u8| -> PublicKey { keys(seed).public_key() };
     let (sub, filters) = match name {
@@ -149,8 +155,6 @@ pub fn req(name: &str) -> Vec<u8> {
         ),
     };
     PeerClientMessage::req(SubscriptionId::new(sub), filters)
-        .as_json()
-        .into_bytes()
 }
 
 /// rust-nostr: `ClientMessage::from_json` of a REQ plus drop; the number
@@ -259,5 +263,61 @@ pub fn peer_encode(event: &Event) -> usize {
 pub fn quarry_encode(event: quarry_nostr::Event<'_>) -> usize {
     let mut out = Vec::new();
     event.write_json(&mut out);
+    black_box(out).len()
+}
+
+/// The `["EVENT","sub1",<event>]` of shape `name` as a relay holding
+/// rust-nostr's `Event` sends it: a `RelayMessage` borrowing the event, kept
+/// for the process (the input of the relay-message encode benches).
+pub fn peer_relay_message(name: &str) -> &'static PeerMessage<'static> {
+    Box::leak(Box::new(PeerMessage::Event {
+        subscription_id: Cow::Owned(SubscriptionId::new("sub1")),
+        event: Cow::Borrowed(peer_event(name)),
+    }))
+}
+
+/// The `["EVENT","sub1",<event>]` of shape `name` decoded by quarry, its
+/// arena and input kept for the process.
+pub fn quarry_relay_message(name: &str) -> RelayMessage<'static> {
+    let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+    let json: &'static [u8] = Box::leak(message(name).into_boxed_slice());
+    VERIFY.decode_relay_message(arena, json).unwrap()
+}
+
+/// rust-nostr: `RelayMessage::as_json` (serde_json), plus drop.
+pub fn peer_encode_relay(msg: &PeerMessage<'_>) -> usize {
+    black_box(msg.as_json()).len()
+}
+
+/// quarry: `RelayMessage::write_json` into a new `Vec`, plus drop.
+pub fn quarry_encode_relay(msg: &RelayMessage<'_>) -> usize {
+    let mut out = Vec::new();
+    msg.write_json(&mut out);
+    black_box(out).len()
+}
+
+/// The REQ of shape `name` as a rust-nostr client builds it before sending
+/// it, kept for the process (the input of the REQ encode benches).
+pub fn peer_req_message(name: &str) -> &'static PeerClientMessage<'static> {
+    Box::leak(Box::new(req_message(name)))
+}
+
+/// The REQ of shape `name` decoded by quarry, its arena and input kept for
+/// the process.
+pub fn quarry_req_message(name: &str) -> ClientMessage<'static> {
+    let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+    let json: &'static [u8] = Box::leak(req(name).into_boxed_slice());
+    VERIFY.decode_client_message(arena, json).unwrap()
+}
+
+/// rust-nostr: `ClientMessage::as_json` (serde_json), plus drop.
+pub fn peer_encode_req(msg: &PeerClientMessage<'_>) -> usize {
+    black_box(msg.as_json()).len()
+}
+
+/// quarry: `ClientMessage::write_json` into a new `Vec`, plus drop.
+pub fn quarry_encode_req(msg: &ClientMessage<'_>) -> usize {
+    let mut out = Vec::new();
+    msg.write_json(&mut out);
     black_box(out).len()
 }

@@ -188,6 +188,7 @@ fn run() -> Result<(), String> {
 
     req_table(&mut md, &target_dir, &ir);
     encode_table(&mut md, &target_dir, &ir);
+    message_encode_table(&mut md, &target_dir, &ir);
 
     let (json, peer_held, quarry_held) = memory_held();
     let per = |b: usize| b as f64 / 10_000.0;
@@ -290,6 +291,76 @@ fn encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<Str
     }
 }
 
+/// One encode of each relay EVENT message and each REQ to compact JSON:
+/// rust-nostr's `as_json` of its `RelayMessage` / `ClientMessage`, quarry's
+/// `write_json` of its decoded message.
+fn message_encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String, u64>) {
+    let _ = writeln!(
+        md,
+        "\n### Encode: one relay or client message to compact JSON\n\n\
+         **relay_<shape>**: the `[\"EVENT\",\"sub1\",<event>]` a relay sends, **peer** `RelayMessage::as_json` \
+         of a `RelayMessage::Event` borrowing rust-nostr's `Event`, **quarry** `RelayMessage::write_json` of the \
+         decoded message into a new `Vec`. **req_<shape>**: the REQs of the decode table above, **peer** \
+         `ClientMessage::as_json` of rust-nostr's `ClientMessage::Req`, **quarry** `ClientMessage::write_json` of the \
+         decoded message (filters as received). Each plus drop of the JSON; both sides write the sample's bytes \
+         (a test of `nostr_report` checks it). No targets were set for encoding. Ratios quarry / peer, lower is \
+         better; instructions for three relay shapes and the three REQs.\n\n\
+         | message | bytes | time ratio | Ir ratio | peer ns | quarry ns | peer Ir | quarry Ir | allocations peer / quarry |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    let mut row = |name: String, bytes: usize, ir_key: &str, counts: (usize, usize)| {
+        let group = format!("nostr_encode_{name}");
+        let t = |f: &str| outputs::criterion_median_ns(target_dir, &group, f).ok();
+        let i = |f: &str| ir.get(&format!("{f}/{ir_key}")).map(|&v| v as f64);
+        let suffix = if name.starts_with("relay_") {
+            "relay"
+        } else {
+            "req"
+        };
+        let (pi, qi) = (
+            i(&format!("peer_encode_{suffix}")),
+            i(&format!("quarry_encode_{suffix}")),
+        );
+        let _ = writeln!(
+            md,
+            "| {name} | {bytes} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            ratio(t("quarry"), t("peer")),
+            ratio(qi, pi),
+            fmt(t("peer")),
+            fmt(t("quarry")),
+            fmt(pi),
+            fmt(qi),
+            counts.0,
+            counts.1,
+        );
+    };
+    for shape in n::SHAPES {
+        let (peer, quarry) = (n::peer_relay_message(shape), n::quarry_relay_message(shape));
+        n::peer_encode_relay(peer);
+        n::quarry_encode_relay(&quarry);
+        let counts = (
+            allocations_of(|| n::peer_encode_relay(peer)),
+            allocations_of(|| n::quarry_encode_relay(&quarry)),
+        );
+        row(
+            format!("relay_{shape}"),
+            n::message(shape).len(),
+            shape,
+            counts,
+        );
+    }
+    for shape in n::REQ_SHAPES {
+        let (peer, quarry) = (n::peer_req_message(shape), n::quarry_req_message(shape));
+        n::peer_encode_req(peer);
+        n::quarry_encode_req(&quarry);
+        let counts = (
+            allocations_of(|| n::peer_encode_req(peer)),
+            allocations_of(|| n::quarry_encode_req(&quarry)),
+        );
+        row(shape.to_string(), n::req(shape).len(), shape, counts);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +375,26 @@ mod tests {
             let mut quarry = Vec::new();
             n::quarry_event(shape).write_json(&mut quarry);
             assert_eq!(String::from_utf8(quarry).unwrap(), peer, "{shape}");
+        }
+    }
+
+    /// The message encode benches compare like with like only if both sides
+    /// write the same JSON, and that JSON is the sample both decoded.
+    #[test]
+    fn both_encoders_write_each_message_as_it_was_read() {
+        for shape in n::SHAPES {
+            let want = String::from_utf8(n::message(shape)).unwrap();
+            assert_eq!(n::peer_relay_message(shape).as_json(), want, "{shape}");
+            let mut quarry = Vec::new();
+            n::quarry_relay_message(shape).write_json(&mut quarry);
+            assert_eq!(String::from_utf8(quarry).unwrap(), want, "{shape}");
+        }
+        for shape in n::REQ_SHAPES {
+            let want = String::from_utf8(n::req(shape)).unwrap();
+            assert_eq!(n::peer_req_message(shape).as_json(), want, "{shape}");
+            let mut quarry = Vec::new();
+            n::quarry_req_message(shape).write_json(&mut quarry);
+            assert_eq!(String::from_utf8(quarry).unwrap(), want, "{shape}");
         }
     }
 
