@@ -337,6 +337,10 @@ impl<'a> Record<'a> {
     }
 
     /// The value of singular message or group field `field`.
+    ///
+    /// Asked of a repeated field, the answer is not specified: a field met
+    /// once may come back as its one element, to spare the decoder an
+    /// array for it. Read repeated fields with [`messages`](Self::messages).
     #[inline]
     pub fn message(self, field: u32) -> Option<Record<'a>> {
         match self.find(field)?.val() {
