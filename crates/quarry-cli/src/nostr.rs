@@ -29,7 +29,8 @@ decode   read one message per line (JSONL) from FILE (or stdin for -) and
   --event         each line is one bare event object, not a message
   --verify-sig    check BIP-340 signatures too
   --no-verify-id  do not hash events to check their ids (id_valid: null)
-  --repeat N      decode every line N times and print nothing (for valgrind)
+  --repeat N      decode every line N times and print nothing (for valgrind),
+                  after one warm-up decode that --repeat 0 also runs
   --reuse-arena   with --repeat: one arena, reset between decodes
                   (default: a fresh arena for every decode)
 
@@ -113,11 +114,9 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
                         decode_once(&opts, arena, line)
                     })
                 }
-                ArenaMode::Reused => (0..count).try_for_each(|_| {
-                    let r = decode_once(&opts, black_box(&shared), line);
-                    shared.reset();
-                    r
-                }),
+                ArenaMode::Reused => {
+                    repeat::run_in(count, &mut shared, |arena| decode_once(&opts, arena, line))
+                }
             };
             if let Err(e) = result {
                 report(line_no, &e);

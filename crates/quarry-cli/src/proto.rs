@@ -27,7 +27,8 @@ decode   print the message in FILE (or stdin for -): protobuf text format
                  without its package when that is unambiguous
   --include DIR  where imports are looked up (besides the schema's directory)
   --json         JSON instead of text format
-  --repeat N     decode N times and print nothing (for valgrind)
+  --repeat N     decode N times and print nothing (for valgrind), after
+                 one warm-up decode that --repeat 0 also runs
   --reuse-arena  with --repeat: one arena, reset between decodes
                  (default: a fresh arena for every decode)
 

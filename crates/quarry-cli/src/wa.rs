@@ -27,7 +27,8 @@ encode   read one JSON document and write the node bytes to stdout
   --framed       the input (decode) or output (encode) starts with the
                  flags byte; 0x02 in it means a zlib-compressed body
   --json         JSON instead of XML-like text (encode: required)
-  --repeat N     decode N times and print nothing (for valgrind)
+  --repeat N     decode N times and print nothing (for valgrind), after
+                 one warm-up decode that --repeat 0 also runs
   --reuse-arena  with --repeat: one arena, reset between decodes
                  (default: a fresh arena for every decode)
 
