@@ -42,7 +42,7 @@ pub enum ArenaMode {
 /// reused arena gets its chunk. Without it the first decode paid that and
 /// `--repeat 0` did not, so `(count at N - count at 0) / N` read 9,790
 /// instructions per decode of a 427-byte protobuf message at N = 1000
-/// where a decode takes about 910 (callgrind).
+/// where a decode takes about 880 (callgrind).
 pub fn run<E>(
     count: u64,
     mode: ArenaMode,
