@@ -35,6 +35,7 @@ mod encode;
 mod float_text;
 mod inline_stack;
 pub mod json;
+mod merge;
 mod one_pass;
 mod owned_record;
 mod record;

@@ -106,10 +106,12 @@ struct Msg {
     /// (not a message one) or an unknown field was read. (Fields out of
     /// number order, or one twice, such as a repeated message field's
     /// second element, are found when the message ends: one compare per
-    /// slot there instead of per field here.) Above it, twice the number of oneof members read
-    /// ([`Msg::ONEOF`] each, saturating; two or more may conflict). One
-    /// word, so the message's state costs the loop one register or one
-    /// stack slot fewer.
+    /// slot there instead of per field here.) Bit 1 ([`Msg::PENDING`]): a
+    /// child's record holds occurrences still to merge. Above them, four
+    /// times the number of oneof members read ([`Msg::ONEOF`] each,
+    /// saturating; two or more may displace one another). One word, so the
+    /// message's state costs the loop one register or one stack slot
+    /// fewer.
     marks: u32,
 }
 
@@ -123,12 +125,13 @@ impl Msg {
     }
 
     const GATHER: u32 = 1;
-    const ONEOF: u32 = 2;
+    const PENDING: u32 = 2;
+    const ONEOF: u32 = 4;
 
     /// The slots cannot simply be copied: something was read that needs a
-    /// gather, or two oneof members (`marks` is neither 0 nor one member).
+    /// gather, or two oneof members.
     fn must_gather(self) -> bool {
-        self.marks & !Self::ONEOF != 0
+        self.marks & !(Self::ONEOF | Self::PENDING) != 0
     }
 
     /// Two or more oneof members were read.
@@ -148,6 +151,10 @@ struct Dec<'a, 's> {
     max_depth: u32,
     /// Nesting level of the message being read (1 for the root).
     depth: u32,
+    /// What the message that just ended tells its parent (see [`signal`]):
+    /// set by the child, taken by the parent right after the child
+    /// returns, so it is 0 whenever a message starts.
+    signal: u8,
     /// The first level whose children are not read by recursion: past
     /// `max_depth` (an error) or at [`MAX_RECURSION`] (the merging
     /// decoder's case). One compare per nested message.
@@ -206,6 +213,7 @@ pub(crate) fn decode<'a>(
         checked,
         error: None,
         take_depth: 1,
+        signal: 0,
     };
     let outcome = d.run(root);
     // The records were allocated after the scratch, so bumpalo could not
@@ -293,6 +301,18 @@ mod step {
     pub const ONEOF: u8 = 2;
     /// The input needs the merging decoder.
     pub const MERGE: u8 = 4;
+    /// A child's record holds occurrences still to merge.
+    pub const PENDING: u8 = 8;
+}
+
+/// What a message that ended tells its parent ([`Dec::signal`]).
+mod signal {
+    /// Its record holds occurrences of a singular message field still to
+    /// merge, in it or below it: the parent stores it as a pending slot.
+    pub const PENDING: u8 = 1;
+    /// It is a map entry whose value is one a closed enum does not list:
+    /// the parent keeps the whole entry as an unknown field.
+    pub const ENTRY_REJECTED: u8 = 2;
 }
 
 impl<'a> Dec<'a, '_> {
@@ -302,6 +322,10 @@ impl<'a> Dec<'a, '_> {
             self.take_depth = 2;
         }
         Ok(match self.enter(root, 0, end)? {
+            Some(slots) if self.signal & signal::PENDING != 0 => {
+                let settled = crate::merge::settle(self.alloc, self.schema, root, slots, 0)?;
+                Outcome::Done(Record::new(settled))
+            }
             Some(slots) => Outcome::Done(Record::new(slots)),
             None => Outcome::Merge,
         })
@@ -314,29 +338,34 @@ impl<'a> Dec<'a, '_> {
     /// inline; everything else goes through out-of-line helpers.
     ///
     /// `DENSE`: the slots are the table's fields, written in place (no
-    /// scratch, no copy at the end); anything a dense record cannot hold
+    /// scratch, no copy at the end); on anything a dense record cannot hold
     /// (an unknown field, a closed enum's unknown value, a message field
-    /// twice) sends the input to the merging decoder.
+    /// twice) the fields read so far go to the scratch and the rest of the
+    /// message is read sparse ([`Dec::resume_sparse`]).
+    ///
+    /// A sparse message starts reading at `from` with the marks of `msg`:
+    /// `start` and nothing marked, or where a dense read stopped.
     #[inline(always)]
     fn message<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
-        start: usize,
+        mut msg: Msg,
+        from: usize,
         end: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let start = msg.start;
         // The input up to the message's end: one bound for the loop and
         // the slice reads.
         let Some(buf) = self.buf.get(..end) else {
             return Err(internal(start));
         };
         let end = buf.len();
-        let mut msg = Msg::new(self.scratch.len(), start);
         let dense: &'a mut [Slot<'a>] = if DENSE {
             self.dense_slots(table, start)?
         } else {
             &mut []
         };
-        let mut pos = start;
+        let mut pos = from;
         while pos < end {
             let at = pos;
             // The common case first: a one-byte tag of a field the short
@@ -359,12 +388,20 @@ impl<'a> Dec<'a, '_> {
                     let g = self.general_field(table, at, end, self.depth)?;
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
-                        if DENSE || g.flags & step::MERGE != 0 {
+                        if g.flags & step::MERGE != 0 {
                             return Ok(None);
+                        }
+                        if DENSE {
+                            // An unknown field, on the scratch already.
+                            msg.marks |= Msg::GATHER;
+                            return self.resume_sparse(table, msg, dense, g.pos, end);
                         }
                         pos = g.pos;
                         if g.flags & step::GATHER != 0 {
                             msg.marks |= Msg::GATHER;
+                        }
+                        if g.flags & step::PENDING != 0 {
+                            msg.marks |= Msg::PENDING;
                         }
                         if g.flags & step::ONEOF != 0 {
                             msg.marks = msg.marks.saturating_add(Msg::ONEOF);
@@ -400,14 +437,34 @@ impl<'a> Dec<'a, '_> {
                         return Err(internal(at));
                     };
                     if DENSE && dense.get(fi as usize).is_some_and(|s| s.as_msg().is_some()) {
-                        // A message field twice: merged by the merging
-                        // decoder.
-                        return Ok(None);
+                        // A message field twice: its occurrences are
+                        // merged, which a dense record cannot hold. Read
+                        // again from its tag, sparse.
+                        return self.resume_sparse(table, msg, dense, at, end);
                     }
                     let Some(slots) = self.child(f, at, s, e)? else {
                         return Ok(None);
                     };
-                    self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
+                    let slot = if self.signal == 0 {
+                        Slot::new(fi, Val::Msg(slots))
+                    } else {
+                        let (slot, marks) = self.signalled(fi, number, s, e, slots)?;
+                        if DENSE && marks & Msg::GATHER != 0 {
+                            // (A map entry's slot; dense tables have no
+                            // map fields.)
+                            return Err(internal(at));
+                        }
+                        msg.marks |= marks;
+                        slot
+                    };
+                    if DENSE {
+                        match dense.get_mut(fi as usize) {
+                            Some(d) => *d = slot,
+                            None => return Err(internal(at)),
+                        }
+                    } else {
+                        self.push(slot, at)?;
+                    }
                 }
                 _ => {
                     let mut p = after_tag;
@@ -442,11 +499,11 @@ impl<'a> Dec<'a, '_> {
                         // Kept as an unknown field, as protobuf does. (Map
                         // values of closed enums never come here: see
                         // `FieldTable::whole_entry_op`.)
-                        if DENSE {
-                            return Ok(None);
-                        }
                         msg.marks |= Msg::GATHER;
                         self.push(Slot::unknown(number << 3, span(buf, after_tag, p)?), at)?;
+                        if DENSE {
+                            return self.resume_sparse(table, msg, dense, p, end);
+                        }
                         continue;
                     }
                     self.store::<DENSE>(dense, fi, Val::Scalar(v), at)?;
@@ -454,6 +511,9 @@ impl<'a> Dec<'a, '_> {
             }
         }
         if DENSE {
+            if msg.marks & Msg::PENDING != 0 {
+                self.signal |= signal::PENDING;
+            }
             if self.checked {
                 let present = dense.iter().filter(|s| !s.is_absent()).count();
                 count_items(
@@ -463,7 +523,7 @@ impl<'a> Dec<'a, '_> {
                     start,
                 )?;
             }
-            debug_assert!(record::in_reader_order(dense));
+            debug_assert!(record::in_decode_order(dense));
             return Ok(Some(dense));
         }
         self.finish(table, msg, end)
@@ -491,6 +551,50 @@ impl<'a> Dec<'a, '_> {
         } else {
             self.push(Slot::new(fi, val), at)
         }
+    }
+
+    /// Go on reading a message that started as a dense record, sparse, from
+    /// `pos`: its fields read so far go on the scratch (above whatever its
+    /// loop pushed there), where a sparse read would have put them.
+    #[cold]
+    #[inline(never)]
+    fn resume_sparse(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        dense: &[Slot<'a>],
+        pos: usize,
+        end: usize,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        // The scratch no longer starts with this message's record only.
+        self.take_depth = 1;
+        for slot in dense.iter().filter(|s| !s.is_absent()) {
+            self.push(*slot, pos)?;
+        }
+        let slots = self.message_call::<false>(table, msg, pos, end);
+        self.result(slots)
+    }
+
+    /// The slot of message field `fi` (number `number`, body `s..e`) whose
+    /// record `slots` ended with a [`signal`], and the marks its message
+    /// takes for it. Takes the signal.
+    #[cold]
+    #[inline(never)]
+    fn signalled(
+        &mut self,
+        fi: u32,
+        number: u32,
+        s: usize,
+        e: usize,
+        slots: &'a [Slot<'a>],
+    ) -> Result<(Slot<'a>, u32), DecodeError> {
+        let signal = std::mem::take(&mut self.signal);
+        if signal & signal::ENTRY_REJECTED != 0 {
+            // The whole entry, as protobuf keeps it.
+            let entry = Slot::unknown((number << 3) | u32::from(LEN), span(self.buf, s, e)?);
+            return Ok((entry, Msg::GATHER));
+        }
+        Ok((Slot::pending(fi, slots), Msg::PENDING))
     }
 
     /// Read the body `s..e` of message field `f` (tag at `at`) of a message
@@ -545,12 +649,22 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let n = table.fields.len();
+        let msg = Msg::new(self.scratch.len(), start);
         let slots = if table.dense && self.dense_left >= n {
             self.dense_left = self.dense_left.saturating_sub(n);
-            self.message_call::<true>(table, start, end)
+            self.message_call::<true>(table, msg, start, end)
         } else {
-            self.message_call::<false>(table, start, end)
+            self.message_call::<false>(table, msg, start, end)
         };
+        self.result(slots)
+    }
+
+    /// The result of [`message_call`](Self::message_call) as a `Result`.
+    #[inline(always)]
+    fn result(
+        &mut self,
+        slots: Option<&'a [Slot<'a>]>,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         match slots {
             Some(slots) => Ok(Some(slots)),
             None => match self.error.take() {
@@ -571,10 +685,11 @@ impl<'a> Dec<'a, '_> {
     fn message_call<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
-        start: usize,
+        msg: Msg,
+        from: usize,
         end: usize,
     ) -> Option<&'a [Slot<'a>]> {
-        match self.message::<DENSE>(table, start, end) {
+        match self.message::<DENSE>(table, msg, from, end) {
             Ok(slots) => slots,
             Err(e) => {
                 self.error = Some(e);
@@ -756,25 +871,42 @@ impl<'a> Dec<'a, '_> {
                 } else {
                     read_len(buf, &mut pos, end)?
                 };
-                match self.child(f, at, s, e)? {
-                    Some(slots) => Val::Msg(slots),
-                    None => return Ok((pos, step::MERGE)),
+                let Some(slots) = self.child(f, at, s, e)? else {
+                    return Ok((pos, step::MERGE));
+                };
+                if self.signal != 0 {
+                    let (slot, marks) = self.signalled(fi, number, s, e, slots)?;
+                    self.push(slot, at)?;
+                    if marks & Msg::GATHER != 0 {
+                        flags |= step::GATHER;
+                    }
+                    if marks & Msg::PENDING != 0 {
+                        flags |= step::PENDING;
+                    }
+                    return Ok((pos, flags));
                 }
+                Val::Msg(slots)
             }
             _ => {
                 let vstart = pos;
                 let v = read_scalar(buf, &mut pos, end, kind)?;
-                if let Some(e) = closed_enum(self.schema, f)
-                    && !e.contains(v as i32)
-                {
-                    if table.map_entry {
-                        // The whole entry is an unknown field: the
-                        // merging decoder reads it so.
-                        return Ok((pos, step::MERGE));
+                if let Some(e) = closed_enum(self.schema, f) {
+                    if !e.contains(v as i32) {
+                        if table.map_entry {
+                            // Unless a listed value follows, the whole
+                            // entry is an unknown field of the map's
+                            // message (see `Dec::signalled`).
+                            self.signal |= signal::ENTRY_REJECTED;
+                            return Ok((pos, flags));
+                        }
+                        // Kept as an unknown field, as protobuf does.
+                        self.push(Slot::unknown(number << 3, span(buf, vstart, pos)?), at)?;
+                        return Ok((pos, flags | step::GATHER));
                     }
-                    // Kept as an unknown field, as protobuf does.
-                    self.push(Slot::unknown(number << 3, span(buf, vstart, pos)?), at)?;
-                    return Ok((pos, flags | step::GATHER));
+                    if table.map_entry {
+                        // The entry's last value is the one that counts.
+                        self.signal &= !signal::ENTRY_REJECTED;
+                    }
                 }
                 Val::Scalar(v)
             }
@@ -971,6 +1103,9 @@ impl<'a> Dec<'a, '_> {
         msg: Msg,
         at: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        if msg.marks & Msg::PENDING != 0 {
+            self.signal |= signal::PENDING;
+        }
         let Some(pending) = self.scratch.get(msg.base..) else {
             return Err(internal(at));
         };
@@ -1005,7 +1140,7 @@ impl<'a> Dec<'a, '_> {
             self.take_depth = 1;
             let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
             let slots = scratch.into_bump_slice();
-            debug_assert!(record::in_reader_order(slots));
+            debug_assert!(record::in_decode_order(slots));
             return Ok(Some(slots));
         }
         let slots = if self.checked {
@@ -1014,7 +1149,7 @@ impl<'a> Dec<'a, '_> {
             self.alloc.bump().alloc_slice_copy(pending)
         };
         self.scratch.truncate(msg.base);
-        debug_assert!(record::in_reader_order(slots));
+        debug_assert!(record::in_decode_order(slots));
         Ok(Some(slots))
     }
 
@@ -1028,6 +1163,9 @@ impl<'a> Dec<'a, '_> {
         at: usize,
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let alloc = self.alloc;
+        if msg.oneof_pair() {
+            self.drop_displaced(table, msg.base, at)?;
+        }
         let pending = pending(&mut self.scratch, msg.base, at)?;
         let n = pending.len();
         // Unknown fields (`UNKNOWN`, the largest index) sort last. Words
@@ -1043,10 +1181,69 @@ impl<'a> Dec<'a, '_> {
             });
             return self.gather_permuted(table, msg, perm, at);
         }
-        if msg.oneof_pair() && oneof_conflict(table, pending, n, &|k| k) {
-            return Ok(None);
-        }
         self.gather_sorted(table, msg, at)
+    }
+
+    /// Drop the oneof members a later member displaced from the message
+    /// whose slots start at `base`: of each oneof, the member read last
+    /// stays, and only its occurrences after the last occurrence of another
+    /// member (protobuf's rule; for a scalar only the last counts anyway).
+    /// Displaced members were read all the same, so what is malformed in
+    /// them failed the decode, as in protobuf.
+    #[cold]
+    #[inline(never)]
+    fn drop_displaced(
+        &mut self,
+        table: &'static MessageTable,
+        base: usize,
+        at: usize,
+    ) -> Result<(), DecodeError> {
+        /// No member seen yet.
+        const NONE: u32 = u32::MAX;
+        // Per oneof: the member read last and one past the position of the
+        // last occurrence of another member (0: none).
+        let state = self
+            .alloc
+            .alloc_slice_fill_copy(table.oneofs.len(), (NONE, 0usize), at)?;
+        let pending = pending(&mut self.scratch, base, at)?;
+        let member = |slot: &Slot<'_>| {
+            let fi = slot.field();
+            let oneof = table.fields.get(fi as usize)?.oneof;
+            let i = usize::from(oneof.checked_sub(1)?);
+            Some((fi, i))
+        };
+        for (k, slot) in pending.iter().enumerate().rev() {
+            if let Some((fi, i)) = member(slot)
+                && let Some(entry) = state.get_mut(i)
+            {
+                if entry.0 == NONE {
+                    entry.0 = fi;
+                } else if entry.0 != fi && entry.1 == 0 {
+                    entry.1 = k.saturating_add(1);
+                }
+            }
+        }
+        let mut w = 0usize;
+        for k in 0..pending.len() {
+            let Some(&slot) = pending.get(k) else {
+                return Err(internal(at));
+            };
+            let keep = match member(&slot) {
+                Some((fi, i)) => state
+                    .get(i)
+                    .is_some_and(|&(won, cut)| won == fi && k >= cut),
+                None => true,
+            };
+            if keep {
+                let Some(dst) = pending.get_mut(w) else {
+                    return Err(internal(at));
+                };
+                *dst = slot;
+                w = w.saturating_add(1);
+            }
+        }
+        self.scratch.truncate(base.saturating_add(w));
+        Ok(())
     }
 
     /// [`gather`](Self::gather) for slots already in field order (what
@@ -1082,12 +1279,17 @@ impl<'a> Dec<'a, '_> {
                 return Err(internal(at));
             };
             let slot = match table.fields.get(fi as usize) {
+                Some(f) if f.is_repeated() && f.kind.is_message() => {
+                    elements = elements.saturating_add(run.len());
+                    let list = collect_run(alloc, run, at, &[][..], Slot::as_msg)?;
+                    if msg.marks & Msg::PENDING != 0 && run.iter().any(Slot::is_pending) {
+                        Slot::pending_list(fi, list)
+                    } else {
+                        Slot::new(fi, Val::Msgs(list))
+                    }
+                }
                 Some(f) if f.is_repeated() => {
                     let val = match f.kind {
-                        Kind::Message | Kind::Group => {
-                            elements = elements.saturating_add(run.len());
-                            Val::Msgs(collect_run(alloc, run, at, &[][..], Slot::as_msg)?)
-                        }
                         Kind::String if f.utf8 => {
                             elements = elements.saturating_add(run.len());
                             Val::Strs(collect_run(alloc, run, at, "", Slot::as_str)?)
@@ -1113,13 +1315,18 @@ impl<'a> Dec<'a, '_> {
                     };
                     Slot::new(fi, val)
                 }
-                // A singular message field twice: merged by the merging
-                // decoder.
-                Some(f) if f.kind.is_message() && run.len() > 1 => return Ok(None),
-                // A singular field: its last occurrence wins.
-                Some(_) => run.last().copied().unwrap_or(first),
-                None => {
-                    // Unknown fields, kept in input order.
+                // A singular field: its last occurrence wins, except that a
+                // message field's occurrences are merged (kept side by
+                // side here, merged when the root ends: see `merge.rs`).
+                Some(f) if !(f.kind.is_message() && run.len() > 1) => {
+                    run.last().copied().unwrap_or(first)
+                }
+                _ => {
+                    // Unknown fields, kept in input order, and the
+                    // occurrences of a singular message field.
+                    if fi < UNKNOWN {
+                        self.signal |= signal::PENDING;
+                    }
                     let stop = w.saturating_add(e.saturating_sub(r));
                     pending.copy_within(r..e, w);
                     w = stop;
@@ -1146,7 +1353,7 @@ impl<'a> Dec<'a, '_> {
         };
         let slots = alloc.alloc_slice_copy(out, at)?;
         self.scratch.truncate(base);
-        debug_assert!(record::in_reader_order(slots));
+        debug_assert!(record::in_decode_order(slots));
         Ok(Some(slots))
     }
 
@@ -1167,8 +1374,7 @@ impl<'a> Dec<'a, '_> {
         let index = |k: usize| -> usize { perm.get(k).map_or(usize::MAX, |&i| i as usize) };
         let field_at = |pending: &[Slot<'a>], k: usize| pending.get(index(k)).map(|s| s.field());
 
-        // First walk: the number of final slots, and whether the merging
-        // decoder is needed.
+        // First walk: the number of final slots.
         let mut out_len = 0usize;
         let mut elements = 0usize;
         let mut k = 0usize;
@@ -1187,7 +1393,10 @@ impl<'a> Dec<'a, '_> {
                     return Err(internal(at));
                 };
                 if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
-                    return Ok(None);
+                    // Occurrences to merge, kept side by side (see
+                    // `merge.rs`).
+                    out_len = out_len.saturating_add(stop.saturating_sub(k).saturating_sub(1));
+                    self.signal |= signal::PENDING;
                 }
                 if f.is_repeated() {
                     // Values of unpacked occurrences (packed runs counted
@@ -1201,9 +1410,6 @@ impl<'a> Dec<'a, '_> {
                 out_len = out_len.saturating_add(1);
             }
             k = stop;
-        }
-        if msg.oneof_pair() && oneof_conflict(table, pending, n, &index) {
-            return Ok(None);
         }
 
         let items = out_len.saturating_add(elements);
@@ -1230,7 +1436,21 @@ impl<'a> Dec<'a, '_> {
             match f {
                 Some(f) if f.is_repeated() => {
                     let val = collect_repeated(alloc, f, pending, k, stop, &index, at)?;
-                    out.push(Slot::new(fi, val));
+                    let held = |j: usize| pending.get(index(j)).is_some_and(Slot::is_pending);
+                    out.push(match val {
+                        Val::Msgs(list) if msg.marks & Msg::PENDING != 0 && (k..stop).any(held) => {
+                            Slot::pending_list(fi, list)
+                        }
+                        val => Slot::new(fi, val),
+                    });
+                }
+                Some(f) if f.kind.is_message() && stop.saturating_sub(k) > 1 => {
+                    for j in k..stop {
+                        let Some(slot) = pending.get(index(j)) else {
+                            return Err(internal(at));
+                        };
+                        out.push(*slot);
+                    }
                 }
                 Some(_) => {
                     // A singular field: its last occurrence wins.
@@ -1253,7 +1473,7 @@ impl<'a> Dec<'a, '_> {
         }
         self.scratch.truncate(base);
         let slots = out.into_bump_slice();
-        debug_assert!(record::in_reader_order(slots));
+        debug_assert!(record::in_decode_order(slots));
         Ok(Some(slots))
     }
 }
@@ -1361,28 +1581,6 @@ fn closed_enum(schema: &'static Schema, f: &FieldTable) -> Option<&'static EnumT
         return None;
     }
     schema.enums.get(f.sub as usize).filter(|e| e.closed)
-}
-
-/// True if two different fields of one oneof are among the pending slots.
-#[cold]
-fn oneof_conflict(
-    table: &MessageTable,
-    pending: &[Slot<'_>],
-    n: usize,
-    index: &impl Fn(usize) -> usize,
-) -> bool {
-    let oneof_of = |k: usize| {
-        pending
-            .get(index(k))
-            .and_then(|s| table.fields.get(s.field() as usize))
-            .map(|f| (f.oneof, f.number))
-    };
-    (0..n).any(|a| {
-        let Some((oneof, number)) = oneof_of(a) else {
-            return false;
-        };
-        oneof != 0 && (0..n).any(|b| oneof_of(b).is_some_and(|(o, m)| o == oneof && m != number))
-    })
 }
 
 /// One value per slot of `run`, picked out of each slot's value, as an

@@ -41,6 +41,12 @@ enum Repr<'a> {
     /// `UNKNOWN | field index`.
     PackedRejects(u32, &'a [u8]),
     Absent(u32),
+    /// A message whose record still holds occurrences to merge, here or
+    /// below (see [`Slot::pending`]); read as `Msg`.
+    PendingMsg(u32, &'a [Slot<'a>]),
+    /// A repeated message field some of whose elements still hold
+    /// occurrences to merge; read as `Msgs`.
+    PendingMsgs(u32, &'a [&'a [Slot<'a>]]),
 }
 
 const _: () = assert!(std::mem::size_of::<Slot<'static>>() == 24);
@@ -90,6 +96,16 @@ pub(crate) fn in_reader_order(slots: &[Slot<'_>]) -> bool {
     let known = slots.iter().take_while(|s| s.field() != UNKNOWN).count();
     let (known, unknown) = slots.split_at(known);
     known.windows(2).all(|w| w[0].field() < w[1].field())
+        && unknown.iter().all(|s| s.field() == UNKNOWN)
+}
+
+/// [`in_reader_order`], or the order of a record the decoder has not
+/// settled yet: a singular message field's occurrences side by side, in
+/// input order, before they are merged (see `merge.rs`).
+pub(crate) fn in_decode_order(slots: &[Slot<'_>]) -> bool {
+    let known = slots.iter().take_while(|s| s.field() != UNKNOWN).count();
+    let (known, unknown) = slots.split_at(known);
+    known.windows(2).all(|w| w[0].field() <= w[1].field())
         && unknown.iter().all(|s| s.field() == UNKNOWN)
 }
 
@@ -157,7 +173,9 @@ impl<'a> Slot<'a> {
             | Repr::Msgs(w, _)
             | Repr::Raw(_, w, _)
             | Repr::PackedRejects(w, _)
-            | Repr::Absent(w) => w,
+            | Repr::Absent(w)
+            | Repr::PendingMsg(w, _)
+            | Repr::PendingMsgs(w, _) => w,
         }
     }
 
@@ -183,7 +201,32 @@ impl<'a> Slot<'a> {
             Repr::Raw(_, _, v) => Val::Raw(v),
             Repr::PackedRejects(_, v) => Val::PackedRejects(v),
             Repr::Absent(_) => Val::Absent,
+            Repr::PendingMsg(_, v) => Val::Msg(v),
+            Repr::PendingMsgs(_, v) => Val::Msgs(v),
         }
+    }
+
+    /// Message field `field` (singular, or one element of a repeated one)
+    /// whose record `slots` still holds occurrences of a singular message
+    /// field to merge, in it or below it. Only the decoder sees such
+    /// slots: it settles every one before it returns (see `merge.rs`).
+    #[inline]
+    pub(crate) fn pending(field: u32, slots: &'a [Slot<'a>]) -> Self {
+        Self(Repr::PendingMsg(field, slots))
+    }
+
+    /// Repeated message field `field` whose `elements` include records
+    /// still to be settled (see [`pending`](Self::pending)).
+    #[inline]
+    pub(crate) fn pending_list(field: u32, elements: &'a [&'a [Slot<'a>]]) -> Self {
+        Self(Repr::PendingMsgs(field, elements))
+    }
+
+    /// True for the slots [`pending`](Self::pending) and
+    /// [`pending_list`](Self::pending_list) build.
+    #[inline]
+    pub(crate) fn is_pending(&self) -> bool {
+        matches!(self.0, Repr::PendingMsg(..) | Repr::PendingMsgs(..))
     }
 
     /// The message a [`Val::Msg`] slot holds. (Read straight from the
@@ -192,7 +235,7 @@ impl<'a> Slot<'a> {
     #[inline(always)]
     pub(crate) fn as_msg(&self) -> Option<&'a [Slot<'a>]> {
         match self.0 {
-            Repr::Msg(_, m) => Some(m),
+            Repr::Msg(_, m) | Repr::PendingMsg(_, m) => Some(m),
             _ => None,
         }
     }
@@ -227,11 +270,20 @@ impl<'a> Slot<'a> {
     /// message field it met once as that one element, so its field loop
     /// marks nothing for them and such a message needs no gather (see
     /// docs/protobuf.md, "How a message is stored").
-    pub(crate) fn elements(&'a self) -> &'a [&'a [Slot<'a>]] {
+    pub(crate) fn elements<'r>(&'r self) -> &'r [&'a [Slot<'a>]] {
         match &self.0 {
-            Repr::Msgs(_, list) => list,
-            Repr::Msg(_, one) => std::slice::from_ref(one),
+            Repr::Msgs(_, list) | Repr::PendingMsgs(_, list) => list,
+            Repr::Msg(_, one) | Repr::PendingMsg(_, one) => std::slice::from_ref(one),
             _ => &[],
+        }
+    }
+
+    /// The array of a repeated message field's slot, if it holds one
+    /// (not a single element, see [`elements`](Self::elements)).
+    pub(crate) fn element_list(&self) -> Option<&'a [&'a [Slot<'a>]]> {
+        match self.0 {
+            Repr::Msgs(_, list) | Repr::PendingMsgs(_, list) => Some(list),
+            _ => None,
         }
     }
 

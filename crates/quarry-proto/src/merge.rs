@@ -1,0 +1,320 @@
+//! Merging the occurrences of a singular message field, once the whole
+//! input is read.
+//!
+//! Protobuf reads a singular message field that occurs several times as one
+//! message: scalars of later occurrences win, repeated fields are
+//! concatenated, nested messages merge the same way, the oneof member set
+//! last wins. The one-pass decoder reads each occurrence into a record of
+//! its own and keeps them side by side in their parent's record, which it
+//! marks *pending*, and so every ancestor's slot up to the root
+//! ([`Slot::pending`]). When the root ends, [`settle`] walks down the
+//! pending slots only and merges each field's occurrences once, from the
+//! top: occurrences nested in occurrences are gathered into one list and
+//! merged in one step, so every slot is copied at most once whatever the
+//! nesting, and the work stays in proportion to the records on the pending
+//! paths.
+// Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
+// can panic on them.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::arithmetic_side_effects
+)]
+
+use quarry::bumpalo::collections::Vec as ArenaVec;
+use quarry::{BoundedAlloc, DecodeError};
+
+use crate::record::{self, Slot, UNKNOWN, Val};
+use crate::table::{FieldTable, Kind, MessageTable, Schema};
+use crate::values::internal;
+
+/// The record `slots` of message type `table` with every pending merge in
+/// it and below it done: a record in reader order. `at` is the offset
+/// errors (the arena limit) point at.
+pub(crate) fn settle<'a>(
+    alloc: &BoundedAlloc<'a>,
+    schema: &'static Schema,
+    table: &'static MessageTable,
+    slots: &'a [Slot<'a>],
+    at: usize,
+) -> Result<&'a [Slot<'a>], DecodeError> {
+    let m = Merger { alloc, schema, at };
+    m.merge(table, &[slots])
+}
+
+struct Merger<'s, 'a> {
+    alloc: &'s BoundedAlloc<'a>,
+    schema: &'static Schema,
+    at: usize,
+}
+
+/// True if `slots` holds occurrences to merge: a known field twice, or a
+/// pending slot.
+fn unsettled(slots: &[Slot<'_>]) -> bool {
+    slots.iter().any(Slot::is_pending)
+        || slots
+            .windows(2)
+            .any(|w| matches!(w, [a, b] if a.field() < UNKNOWN && a.field() == b.field()))
+}
+
+impl<'a> Merger<'_, 'a> {
+    fn sub(&self, f: &FieldTable) -> Result<&'static MessageTable, DecodeError> {
+        self.schema
+            .messages
+            .get(f.sub as usize)
+            .ok_or_else(|| internal(self.at))
+    }
+
+    /// The records `recs` of message type `table`, in input order, merged
+    /// into one settled record.
+    fn merge(
+        &self,
+        table: &'static MessageTable,
+        recs: &[&'a [Slot<'a>]],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        if let [one] = recs
+            && !one
+                .windows(2)
+                .any(|w| matches!(w, [a, b] if a.field() < UNKNOWN && a.field() == b.field()))
+        {
+            return self.settle_in_place(table, one);
+        }
+        let at = self.at;
+        // Every present slot, record after record, with its record's index.
+        let total = recs
+            .iter()
+            .map(|r| r.len())
+            .fold(0usize, usize::saturating_add);
+        let mut all: ArenaVec<'a, (Slot<'a>, u32)> = {
+            self.alloc.charge_slice::<(Slot<'a>, u32)>(total, at)?;
+            ArenaVec::with_capacity_in(total, self.alloc.bump())
+        };
+        for (r, rec) in recs.iter().enumerate() {
+            let r = u32::try_from(r).map_err(|_| internal(at))?;
+            all.extend(rec.iter().filter(|s| !s.is_absent()).map(|s| (*s, r)));
+        }
+        if !table.oneofs.is_empty() {
+            self.drop_displaced(table, &mut all)?;
+        }
+        // By field, then record, then position: input order within a field.
+        let perm = self
+            .alloc
+            .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
+        perm.sort_unstable_by_key(|&i| (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i));
+        let slot_at = |k: usize| -> Option<&Slot<'a>> {
+            perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| &s.0)
+        };
+        let n = perm.len();
+        self.alloc.charge_slice::<Slot<'a>>(n, at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(n, self.alloc.bump());
+        let mut k = 0usize;
+        while let Some(first) = slot_at(k) {
+            let fi = first.field();
+            let mut stop = k.saturating_add(1);
+            while slot_at(stop).is_some_and(|s| s.field() == fi) {
+                stop = stop.saturating_add(1);
+            }
+            let run = (k..stop).filter_map(slot_at);
+            match table.fields.get(fi as usize) {
+                None => out.extend(run.copied()),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run)?),
+                Some(f) if f.kind.is_message() => {
+                    let count = stop.saturating_sub(k);
+                    if count == 1 && !first.is_pending() {
+                        out.push(*first);
+                    } else {
+                        let occurrences = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
+                        for (o, s) in occurrences.iter_mut().zip(run) {
+                            *o = s.as_msg().unwrap_or(&[]);
+                        }
+                        let merged = self.merge(self.sub(f)?, occurrences)?;
+                        out.push(Slot::new(fi, Val::Msg(merged)));
+                    }
+                }
+                // A scalar, string or bytes field: the last occurrence wins.
+                Some(_) => {
+                    if let Some(last) = slot_at(stop.saturating_sub(1)) {
+                        out.push(*last);
+                    }
+                }
+            }
+            k = stop;
+        }
+        let out = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// One record with no field twice: itself when nothing in it is
+    /// pending, otherwise a copy whose pending slots are settled.
+    fn settle_in_place(
+        &self,
+        table: &'static MessageTable,
+        slots: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        if !slots.iter().any(Slot::is_pending) {
+            return Ok(slots);
+        }
+        let out = self.alloc.alloc_slice_copy(slots, self.at)?;
+        for slot in out.iter_mut().filter(|s| s.is_pending()) {
+            let fi = slot.field();
+            let f = table
+                .fields
+                .get(fi as usize)
+                .ok_or_else(|| internal(self.at))?;
+            let sub = self.sub(f)?;
+            *slot = match (slot.element_list(), slot.as_msg()) {
+                (Some(list), _) => Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?)),
+                // A repeated field's one element, or a singular field.
+                (None, Some(one)) if f.is_repeated() => {
+                    let list = self
+                        .alloc
+                        .alloc_slice_copy(&[self.merge(sub, &[one])?], self.at)?;
+                    Slot::new(fi, Val::Msgs(list))
+                }
+                (None, one) => Slot::new(fi, Val::Msg(self.merge(sub, &[one.unwrap_or(&[])])?)),
+            };
+        }
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// `elements` with each unsettled one settled (a new array), or as they
+    /// are when none is.
+    fn settle_elements(
+        &self,
+        sub: &'static MessageTable,
+        elements: &'a [&'a [Slot<'a>]],
+    ) -> Result<&'a [&'a [Slot<'a>]], DecodeError> {
+        if !elements.iter().any(|e| unsettled(e)) {
+            return Ok(elements);
+        }
+        let out = self.alloc.alloc_slice_copy(elements, self.at)?;
+        for e in out.iter_mut() {
+            if unsettled(e) {
+                *e = self.merge(sub, &[*e])?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The values of repeated field `f` (index `fi`) from its slots in
+    /// `run`, in input order, as one slot.
+    fn concat<'r>(
+        &self,
+        f: &FieldTable,
+        fi: u32,
+        run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+    ) -> Result<Slot<'a>, DecodeError>
+    where
+        'a: 'r,
+    {
+        let at = self.at;
+        Ok(match f.kind {
+            Kind::Message | Kind::Group => {
+                let elements = |s: &'r Slot<'a>| s.elements();
+                let count = run
+                    .clone()
+                    .map(|s| elements(s).len())
+                    .fold(0, usize::saturating_add);
+                let list = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
+                for (o, e) in list
+                    .iter_mut()
+                    .zip(run.flat_map(|s| elements(s).iter().copied()))
+                {
+                    *o = e;
+                }
+                Slot::new(fi, Val::Msgs(self.settle_elements(self.sub(f)?, list)?))
+            }
+            Kind::String if f.utf8 => {
+                let list = self.concat_values(run, "", |v| match v {
+                    Val::Strs(l) => l,
+                    _ => &[],
+                })?;
+                Slot::new(fi, Val::Strs(list))
+            }
+            Kind::String | Kind::Bytes => {
+                let list = self.concat_values(run, &[][..], |v| match v {
+                    Val::BytesList(l) => l,
+                    _ => &[],
+                })?;
+                Slot::new(fi, Val::BytesList(list))
+            }
+            _ => {
+                let list = self.concat_values(run, 0u64, |v| match v {
+                    Val::Scalars(l) => l,
+                    _ => &[],
+                })?;
+                Slot::new(fi, Val::Scalars(list))
+            }
+        })
+    }
+
+    /// The arrays `pick` finds in the slots of `run`, one after another.
+    fn concat_values<'r, T: Copy + 'a>(
+        &self,
+        run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        empty: T,
+        pick: impl Fn(Val<'a>) -> &'a [T],
+    ) -> Result<&'a [T], DecodeError>
+    where
+        'a: 'r,
+    {
+        let count = run
+            .clone()
+            .map(|s| pick(s.val()).len())
+            .fold(0, usize::saturating_add);
+        let list = self.alloc.alloc_slice_fill_copy(count, empty, self.at)?;
+        let mut w = 0usize;
+        for s in run {
+            let values = pick(s.val());
+            let stop = w.saturating_add(values.len());
+            list.get_mut(w..stop)
+                .ok_or_else(|| internal(self.at))?
+                .copy_from_slice(values);
+            w = stop;
+        }
+        Ok(list)
+    }
+
+    /// Drop, from the slots of several records in input order, the oneof
+    /// members a later record's member displaced. Each record holds one
+    /// member of a oneof at most (its own displaced ones were dropped when
+    /// it was read), so of each oneof the member of the last record that
+    /// has one stays, with its occurrences in the records after the last
+    /// record holding another member.
+    fn drop_displaced(
+        &self,
+        table: &'static MessageTable,
+        all: &mut ArenaVec<'a, (Slot<'a>, u32)>,
+    ) -> Result<(), DecodeError> {
+        const NONE: u32 = u32::MAX;
+        let state = self
+            .alloc
+            .alloc_slice_fill_copy(table.oneofs.len(), (NONE, 0u32), self.at)?;
+        let member = |slot: &Slot<'_>| {
+            let fi = slot.field();
+            let oneof = table.fields.get(fi as usize)?.oneof;
+            Some((fi, usize::from(oneof.checked_sub(1)?)))
+        };
+        for (slot, r) in all.iter().rev() {
+            if let Some((fi, i)) = member(slot)
+                && let Some(entry) = state.get_mut(i)
+            {
+                if entry.0 == NONE {
+                    entry.0 = fi;
+                } else if entry.0 != fi && entry.1 == 0 {
+                    entry.1 = r.saturating_add(1);
+                }
+            }
+        }
+        all.retain(|(slot, r)| match member(slot) {
+            Some((fi, i)) => state
+                .get(i)
+                .is_some_and(|&(won, cut)| won == fi && *r >= cut),
+            None => true,
+        });
+        Ok(())
+    }
+}
