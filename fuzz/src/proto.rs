@@ -1,44 +1,9 @@
 //! Protobuf messages through quarry-proto's table-driven decoder.
 
-use quarry::{Arena, BoundedAlloc, DecodeOptions};
-use quarry_proto::{Decoder, INLINE_FRAMES, INLINE_SCRATCH, MessageRef, Record};
+use quarry::{Arena, BoundedAlloc};
+use quarry_proto::{Decoder, MessageRef, Record};
 
 use crate::{arena_bytes_written, check_offset, in_reused_arena};
-
-/// Upper bound on the arena bytes one frame of the decoder's explicit
-/// stack takes once nesting goes past [`INLINE_FRAMES`] levels (the frame
-/// is about 90 bytes; docs/protobuf.md says "about 100").
-pub const FRAME_BYTES_MAX: usize = 128;
-
-/// The arena bytes one decode of `len` bytes may charge to its budget and
-/// write (docs/SECURITY.md): `quarry_proto::max_arena_bytes(len)` (98 x
-/// len + 2,048), plus the stack frames that
-/// spill into the arena past [`INLINE_FRAMES`] levels of nesting, plus 12
-/// bytes of counting scratch per field of the widest message when it has
-/// more than [`INLINE_SCRATCH`] fields. The spill grows by doubling and
-/// each growth charges the new capacity (under 2 frames per level); the
-/// buffers it leaves behind stay in the arena until it is reset, so the
-/// bytes written reach up to 4 frames per level.
-pub fn arena_bounds(message: MessageRef, len: usize, options: &DecodeOptions) -> (usize, usize) {
-    let depth = (options.max_depth as usize).saturating_sub(INLINE_FRAMES);
-    let widest = message
-        .schema
-        .messages
-        .iter()
-        .map(|m| m.fields.len())
-        .max()
-        .unwrap_or(0);
-    let scratch = if widest > INLINE_SCRATCH {
-        12 * widest
-    } else {
-        0
-    };
-    let base = quarry_proto::max_arena_bytes(len).saturating_add(scratch);
-    (
-        base.saturating_add(2 * FRAME_BYTES_MAX * depth),
-        base.saturating_add(4 * FRAME_BYTES_MAX * depth),
-    )
-}
 
 /// What a decoded record is compared by: the text format (every field, as
 /// `protoc --decode` prints it, unknown fields included) and the
@@ -73,8 +38,10 @@ pub fn check(message: MessageRef, data: &[u8]) {
         .map(|r| seen(message, r));
 
     // Measured with no reservation and the caller's budget, which also
-    // reports the bytes charged.
-    let (charge_bound, write_bound) = arena_bounds(message, data.len(), &options);
+    // reports the bytes charged. The bound holds for every input and depth
+    // (docs/SECURITY.md): nesting costs the arena nothing.
+    let charge_bound = quarry_proto::max_arena_bytes(data.len());
+    let write_bound = charge_bound;
     let (written, (charged, measured)) =
         arena_bytes_written(write_bound.saturating_add(4096), |arena| {
             let alloc = BoundedAlloc::new(arena, &options);

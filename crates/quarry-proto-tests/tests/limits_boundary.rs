@@ -10,7 +10,7 @@ mod common;
 use proptest::prelude::*;
 use prost::Message as _;
 use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
-use quarry_proto::{Decoder, INLINE_FRAMES, MessageRef, Record, Reserve};
+use quarry_proto::{Decoder, MessageRef, Record, Reserve};
 use quarry_proto_tests::views::{All3View, InnerView};
 use quarry_proto_tests::wa;
 
@@ -106,15 +106,16 @@ fn depth_at_the_limit_decodes_and_one_past_fails_for_every_small_limit() {
     }
 }
 
-/// The one-pass decoder enters at most `MAX_RECURSION` (100) levels by
-/// recursion on the thread's stack; deeper input, when `max_depth` allows
-/// it, is decoded by the merging decoder's explicit stack. Either way the
-/// record has every level, and a nesting bomb within a huge `max_depth`
-/// neither overflows the stack nor fails.
+/// The decoder enters 100 levels by plain recursion; deeper input, when
+/// `max_depth` allows it, goes on in stack segments it adds as it needs
+/// them. Either way the record has every level, and a nesting bomb within
+/// a huge `max_depth` neither overflows the stack nor fails, even on a
+/// thread of 1 MiB (half a test thread's: the first 100 levels recurse
+/// unchecked, and in a debug build they overflow 256 KiB).
 #[test]
 fn nesting_past_the_recursion_limit_decodes_every_level() {
     let decoder = with(|o| o.max_depth = u32::MAX);
-    for levels in [99usize, 100, 101, 102, 150, 20_000] {
+    let check = |levels: usize| {
         let input = common::deep_inner(levels);
         let arena = Arena::new();
         let root = decoder
@@ -127,15 +128,27 @@ fn nesting_past_the_recursion_limit_decodes_every_level() {
             depth += 1;
         }
         assert_eq!(depth, levels);
+    };
+    for levels in [99usize, 100, 101, 102, 150, 20_000] {
+        check(levels);
     }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(1024 * 1024)
+            .spawn_scoped(scope, || check(20_000))
+            .unwrap()
+            .join()
+            .unwrap();
+    });
 }
 
 /// What the decoder accepts, the encoder and the text printer handle on
 /// any stack: a record of 20,000 levels (decoded with `max_depth` raised)
 /// encodes back to its input, and one of 2,000 prints, on a thread of
 /// 64 KiB, which recursion once per level would overflow. (The decode
-/// itself runs on the test's thread: the one-pass decoder recurses up to
-/// 100 levels, which debug builds' frames do not fit in 64 KiB.)
+/// itself runs on the test's thread: the decoder recurses 100 levels
+/// before it checks the stack, which debug builds' frames do not fit in
+/// 64 KiB.)
 #[test]
 fn deep_records_encode_and_print_on_a_small_stack() {
     let decoder = with(|o| o.max_depth = u32::MAX);
@@ -252,38 +265,28 @@ fn arena_bytes_with(
     ))
 }
 
+/// Nesting costs the arena nothing past the records themselves: the
+/// decoder's per-level state is on the thread's stack (and its segments
+/// past 100 levels), so the plain bound holds at every depth, with the
+/// budget set to it (every allocation charged) and with the default one.
 #[test]
-fn deep_nesting_charges_what_it_writes_at_most_four_frames_per_level_past_16() {
-    // Each level is 2 or 3 input bytes; past INLINE_FRAMES the explicit
-    // stack spills into the arena and grows by doubling, and the buffers
-    // it outgrew stay in the arena: up to 4 frames written per spilled
-    // level. Each spilled level is charged 4 frames, so the budget (the
-    // arena cap) always covers what was written. A frame is under 128 bytes.
-    for levels in [1usize, 16, 17, 40, 63, 100] {
+fn deep_nesting_stays_within_the_plain_bound() {
+    for levels in [1usize, 16, 17, 40, 63, 100, 101, 150, 2_000] {
         let input = common::deep_inner(levels);
-        // The root's frame and one per level.
-        let spilled = (levels + 1).saturating_sub(INLINE_FRAMES);
-        let base = quarry_proto::max_arena_bytes(input.len());
-        let bound = base + 4 * 128 * spilled;
-        // A budget of exactly the bound: below what the decoder needs to
-        // skip its per-allocation checks (the bound at `max_depth`), so
-        // every allocation is charged, and enough to decode.
+        let bound = quarry_proto::max_arena_bytes(input.len());
         let options = DecodeOptions {
             max_arena_bytes: bound,
+            max_depth: u32::MAX,
             ..quarry_proto::DEFAULT_OPTIONS
         };
         let (written, charged) = arena_bytes_with(InnerView::TABLE, &input, &options).unwrap();
         assert!(charged <= bound, "{levels}: {charged} charged");
-        assert!(
-            written <= charged.max(base),
-            "{levels}: {written} written, {charged} charged"
-        );
         assert!(written <= bound, "{levels}: {written} written");
-        if spilled == 0 {
-            assert!(written <= base, "{levels}: {written} written");
-        }
-        // With the default budget the checks are skipped; the bound holds.
-        let (written, _) = arena_bytes(InnerView::TABLE, &input).unwrap();
+        let options = DecodeOptions {
+            max_depth: u32::MAX,
+            ..quarry_proto::DEFAULT_OPTIONS
+        };
+        let (written, _) = arena_bytes_with(InnerView::TABLE, &input, &options).unwrap();
         assert!(written <= bound, "{levels}: {written} written");
     }
 }
@@ -292,8 +295,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Generated messages of the test schemas and of WhatsApp's: the
-    /// arena bytes written and charged stay within `98 x len + 2048` plus
-    /// the spill allowance for their nesting.
+    /// arena bytes written and charged stay within
+    /// `ARENA_BYTES_PER_INPUT_BYTE x len + ARENA_BYTES_CONST`.
     #[test]
     fn arena_use_stays_within_the_documented_bound(seed in any::<u64>(), which in 0usize..5) {
         let (descriptors, name, table) = match which {
@@ -309,16 +312,14 @@ proptest! {
         let desc = pool.get_message_by_name(name).unwrap();
         let input = common::Gen::new(seed).message(&desc).encode_to_vec();
         let (written, charged) = arena_bytes(table, &input).unwrap();
-        // Generated messages nest a few levels, far from INLINE_FRAMES:
-        // the plain bound applies.
         let bound = quarry_proto::max_arena_bytes(input.len());
         prop_assert!(written <= bound, "{} written for {} input bytes", written, input.len());
         prop_assert!(charged <= bound, "{} charged for {} input bytes", charged, input.len());
     }
 
     /// Concatenations of two generated messages repeat singular message
-    /// fields whenever both set one, which sends the decode through the
-    /// one-pass attempt and then the merging decoder: the bound covers both.
+    /// fields whenever both set one, which the decoder merges once the
+    /// root ends: the bound covers the merge.
     #[test]
     fn arena_use_of_merged_input_stays_within_the_bound(seed in any::<u64>(), which in 0usize..2) {
         let (name, table) = match which {
@@ -348,8 +349,7 @@ proptest! {
         let after = arena.stats();
         prop_assert_eq!(after.allocated_bytes, before.allocated_bytes);
         let written = before.free_in_current_chunk - after.free_in_current_chunk;
-        let spill = 4 * 128 * (options.max_depth as usize - INLINE_FRAMES);
-        prop_assert!(written <= quarry_proto::max_arena_bytes(input.len()) + spill);
+        prop_assert!(written <= quarry_proto::max_arena_bytes(input.len()));
     }
 }
 

@@ -1,19 +1,18 @@
 //! The decoder's entry points, limits and arena policy.
 //!
-//! A decode runs [`one_pass`] (each field read once, slots
-//! gathered per message); input that repeats a singular message field or
-//! sets two members of a oneof needs protobuf's merge rules and is decoded
-//! again by [`two_pass`]. Both are one non-generic loop
-//! driven by [`MessageTable`](crate::MessageTable)s, with an explicit stack
-//! instead of recursion, so depth is bounded by
-//! [`DecodeOptions::max_depth`] and nothing else.
+//! A decode runs [`one_pass`]: one non-generic loop driven by
+//! [`MessageTable`](crate::MessageTable)s that reads each field once, in
+//! input order, whatever the input holds (unknown fields, unlisted enum
+//! values, merges, displaced oneof members); occurrences of a singular
+//! message field are merged by [`merge`](crate::merge) once the root ends.
+//! Depth is bounded by [`DecodeOptions::max_depth`] and nothing else: past
+//! a hundred levels the recursion goes on in new stack segments.
 
 use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
-use crate::one_pass::{self, Outcome};
+use crate::one_pass;
 use crate::record::Record;
 use crate::table::MessageRef;
-use crate::two_pass;
 
 /// The limits protobuf decoders use by default: a nesting limit of 100,
 /// protobuf's own, and no cap on items or arena bytes beyond what the
@@ -41,54 +40,43 @@ pub const DEFAULT_OPTIONS: DecodeOptions = DecodeOptions {
 /// [`max_arena_bytes`]).
 ///
 /// Every record is charged to at least two input bytes of its own (a tag
-/// and a value byte): a present or unknown field is a 24-byte slot, an
-/// element of a repeated field 8 (scalar) or 16 (string, bytes, message)
-/// bytes for at least one byte, an empty message no record at all; strings
-/// and bytes borrow from the input. That is 12 bytes per input byte for
-/// slots and 16 for repeated values (a field read in several packed runs is
-/// copied once into one array). On top, the one-pass decoder's scratch
-/// stack holds a slot per pending field and grows by doubling, up to one
-/// slot per two input bytes (24), and sorting a message's slots takes 4
-/// bytes per slot (2). Input that needs the merging decoder (a singular
-/// message field repeated, two members of a oneof) is read again by it
-/// after the one-pass attempt: 16 for its slots (32 bytes each while it
-/// works) and values and 12 for the copy that freezes them. That is
-/// 12 + 16 + 24 + 2 + 28 = 82; the bound stays the 98 it was derived as
-/// when slots took 32 bytes (every term that changed went down), so limits
-/// callers set from it keep their meaning.
-pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 98;
+/// and a value byte); strings and bytes borrow from the input. Per input
+/// byte, at most:
+///
+/// * 12 for the final slots (24 bytes each), and 12 more for the slots of
+///   dense records (the decode's dense budget is one slot per two input
+///   bytes, absent slots included);
+/// * 16 for the arrays of repeated fields (8 bytes per scalar, 16 per
+///   string, bytes or message, each value one input byte or more; a field
+///   read in several packed runs is copied once into one array);
+/// * 24 for the scratch stack (a slot per pending field, one per two input
+///   bytes at most, grown by doubling) and 2 to sort a message's slots
+///   (4 bytes per slot);
+/// * 6 to find displaced oneof members (12 bytes per member slot);
+/// * for input whose singular message fields occur more than once, what
+///   the merge writes when the root ends: per slot of the records merged, 16
+///   to list it and 4 to sort it, 24 for its merged copy (22 per input
+///   byte), 16 for the arrays concatenated, 8 for the lists of occurrences
+///   and of repeated elements it rebuilds, 12 for the records copied on
+///   the way down to a merge, and 6 for its oneofs (68).
+///
+/// That is 12 + 12 + 16 + 24 + 2 + 6 + 68 = 140.
+pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 140;
 
 /// Arena bytes one decode may write on top of
 /// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the scratch stack as it
 /// starts (8 slots of 24 bytes; when a dense root's first sparse child
 /// takes that buffer as its record, the scratch grows again from nothing
-/// within the 32 per input byte counted there), the merging decoder's
-/// frames for the first [`INLINE_FRAMES`] levels of nesting, and
-/// alignment. Nesting past [`INLINE_FRAMES`] levels adds at most 4 frames
-/// of under 128 bytes per level in the merging decoder (its stack doubles
-/// as it grows and the buffers it outgrew stay in the arena); the one-pass
-/// decoder keeps no per-level state in the arena.
+/// within the 24 per input byte counted there) and alignment. Nesting costs
+/// the arena nothing: the decoder's per-level state is on the thread's
+/// stack.
 pub const ARENA_BYTES_CONST: usize = 2048;
 
-/// Levels of nesting whose bookkeeping [`ARENA_BYTES_CONST`] covers; the
-/// merging decoder keeps this many frames on the native stack.
-pub const INLINE_FRAMES: usize = 16;
-
-/// The merging decoder counts a message in a scratch buffer on the native
-/// stack when it declares at most this many fields, or when its body is at
-/// most twice this many bytes (every field takes two bytes at least, so no
-/// more fields can be present); others borrow scratch from the arena (12
-/// bytes per field of the widest message).
-pub const INLINE_SCRATCH: usize = 128;
-
-/// The arena bytes one decode of `input_len` bytes writes at most, for
-/// nesting within [`INLINE_FRAMES`] levels. Deeper messages add at most
-/// `4 * 128` bytes per level past it, and input that needs the merging
-/// decoder 12 bytes per field of its widest message with more than
-/// [`INLINE_SCRATCH`] fields.
+/// The arena bytes one decode of `input_len` bytes writes at most, whatever
+/// the input and however deep it nests.
 ///
 /// ```
-/// assert_eq!(quarry_proto::max_arena_bytes(100), 98 * 100 + 2048);
+/// assert_eq!(quarry_proto::max_arena_bytes(100), 140 * 100 + 2048);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
     input_len
@@ -105,8 +93,7 @@ pub enum Reserve {
     #[default]
     Estimate,
     /// [`max_arena_bytes`]: exactly one allocation for any input that fits
-    /// the limits (within [`INLINE_FRAMES`] and [`INLINE_SCRATCH`]), at the
-    /// price of holding more memory.
+    /// the limits, at the price of holding more memory.
     WorstCase,
     /// Reserve nothing (the caller sized the arena).
     None,
@@ -255,8 +242,5 @@ fn decode_inline<'a>(
     input: &'a [u8],
     options: &DecodeOptions,
 ) -> Result<Record<'a>, DecodeError> {
-    match one_pass::decode(message, alloc, input, options)? {
-        Outcome::Done(record) => Ok(record),
-        Outcome::Merge => two_pass::decode(message, alloc, input, options),
-    }
+    one_pass::decode(message, alloc, input, options)
 }

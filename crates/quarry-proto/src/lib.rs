@@ -41,15 +41,14 @@ mod owned_record;
 mod record;
 mod table;
 pub mod text;
-mod two_pass;
 mod values;
 mod walk;
 pub mod wire;
 
 pub use decode::{
     ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, DEFAULT_OPTIONS, Decoder, ESTIMATE_BYTES_CONST,
-    ESTIMATE_BYTES_PER_INPUT_BYTE, INLINE_FRAMES, INLINE_SCRATCH, Reserve, arena_for, decode,
-    decode_with, estimate_arena_bytes, max_arena_bytes,
+    ESTIMATE_BYTES_PER_INPUT_BYTE, Reserve, arena_for, decode, decode_with, estimate_arena_bytes,
+    max_arena_bytes,
 };
 pub use encode::{encode_into, encode_to_vec, encoded_len};
 pub use owned_record::OwnedRecord;

@@ -25,6 +25,7 @@
 use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{BoundedAlloc, DecodeError};
 
+use crate::one_pass::{STACK_RED_ZONE, STACK_SEGMENT};
 use crate::record::{self, Slot, UNKNOWN, Val};
 use crate::table::{FieldTable, Kind, MessageTable, Schema};
 use crate::values::internal;
@@ -67,8 +68,21 @@ impl<'a> Merger<'_, 'a> {
     }
 
     /// The records `recs` of message type `table`, in input order, merged
-    /// into one settled record.
+    /// into one settled record. Recursion follows the records' nesting,
+    /// which `max_depth` bounds; past the stack left, it goes on in a new
+    /// segment, as the decoder does.
     fn merge(
+        &self,
+        table: &'static MessageTable,
+        recs: &[&'a [Slot<'a>]],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.merge_here(table, recs)
+        })
+    }
+
+    /// [`merge`](Self::merge) on the current stack.
+    fn merge_here(
         &self,
         table: &'static MessageTable,
         recs: &[&'a [Slot<'a>]],
@@ -86,13 +100,13 @@ impl<'a> Merger<'_, 'a> {
             .iter()
             .map(|r| r.len())
             .fold(0usize, usize::saturating_add);
-        let mut all: ArenaVec<'a, (Slot<'a>, u32)> = {
-            self.alloc.charge_slice::<(Slot<'a>, u32)>(total, at)?;
+        let mut all: ArenaVec<'a, (&'a Slot<'a>, u32)> = {
+            self.alloc.charge_slice::<(&'a Slot<'a>, u32)>(total, at)?;
             ArenaVec::with_capacity_in(total, self.alloc.bump())
         };
         for (r, rec) in recs.iter().enumerate() {
             let r = u32::try_from(r).map_err(|_| internal(at))?;
-            all.extend(rec.iter().filter(|s| !s.is_absent()).map(|s| (*s, r)));
+            all.extend(rec.iter().filter(|s| !s.is_absent()).map(|s| (s, r)));
         }
         if !table.oneofs.is_empty() {
             self.drop_displaced(table, &mut all)?;
@@ -103,7 +117,7 @@ impl<'a> Merger<'_, 'a> {
             .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
         perm.sort_unstable_by_key(|&i| (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i));
         let slot_at = |k: usize| -> Option<&Slot<'a>> {
-            perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| &s.0)
+            perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| s.0)
         };
         let n = perm.len();
         self.alloc.charge_slice::<Slot<'a>>(n, at)?;
@@ -287,34 +301,82 @@ impl<'a> Merger<'_, 'a> {
     fn drop_displaced(
         &self,
         table: &'static MessageTable,
-        all: &mut ArenaVec<'a, (Slot<'a>, u32)>,
+        all: &mut ArenaVec<'a, (&'a Slot<'a>, u32)>,
     ) -> Result<(), DecodeError> {
-        const NONE: u32 = u32::MAX;
-        let state = self
-            .alloc
-            .alloc_slice_fill_copy(table.oneofs.len(), (NONE, 0u32), self.at)?;
-        let member = |slot: &Slot<'_>| {
-            let fi = slot.field();
-            let oneof = table.fields.get(fi as usize)?.oneof;
-            Some((fi, usize::from(oneof.checked_sub(1)?)))
-        };
+        let mut oneofs = Oneofs::new(self.alloc, table, all.len(), self.at)?;
         for (slot, r) in all.iter().rev() {
-            if let Some((fi, i)) = member(slot)
-                && let Some(entry) = state.get_mut(i)
-            {
-                if entry.0 == NONE {
-                    entry.0 = fi;
-                } else if entry.0 != fi && entry.1 == 0 {
-                    entry.1 = r.saturating_add(1);
+            oneofs.note(slot, *r);
+        }
+        all.retain(|(slot, r)| oneofs.keeps(slot, *r));
+        Ok(())
+    }
+}
+
+/// Which member of each oneof stays, found walking slots from the last read
+/// to the first: the first member met (the one read last) wins, and the
+/// first other member met marks where the winner's occurrences start to
+/// count. Positions are what the caller counts in (a slot's index, or its
+/// record's).
+pub(crate) struct Oneofs<'a> {
+    table: &'static MessageTable,
+    /// `(oneof, winner, one past the last other member's position)`, one
+    /// entry per oneof met, searched in order: a message sets few oneofs,
+    /// and the entries never outnumber the slots walked (so their arena
+    /// bytes stay within the slots' own).
+    entries: ArenaVec<'a, (u16, u32, u32)>,
+}
+
+impl<'a> Oneofs<'a> {
+    /// Room for the oneofs of `table` that `slots` slots can set.
+    pub(crate) fn new(
+        alloc: &BoundedAlloc<'a>,
+        table: &'static MessageTable,
+        slots: usize,
+        at: usize,
+    ) -> Result<Self, DecodeError> {
+        let cap = table.oneofs.len().min(slots);
+        alloc.charge_slice::<(u16, u32, u32)>(cap, at)?;
+        Ok(Self {
+            table,
+            entries: ArenaVec::with_capacity_in(cap, alloc.bump()),
+        })
+    }
+
+    /// The slot's oneof and field, if it is a oneof member.
+    fn member(&self, slot: &Slot<'_>) -> Option<(u16, u32)> {
+        let fi = slot.field();
+        let oneof = self.table.fields.get(fi as usize)?.oneof;
+        (oneof != 0).then_some((oneof, fi))
+    }
+
+    /// Note `slot` at position `pos`, walking backwards.
+    pub(crate) fn note(&mut self, slot: &Slot<'_>, pos: u32) {
+        let Some((oneof, fi)) = self.member(slot) else {
+            return;
+        };
+        let room = self.entries.len() < self.entries.capacity();
+        match self.entries.iter_mut().find(|e| e.0 == oneof) {
+            Some(e) => {
+                if e.1 != fi && e.2 == 0 {
+                    e.2 = pos.saturating_add(1);
                 }
             }
+            // One entry per oneof, within the capacity: at most one per
+            // slot and per oneof of the table.
+            None if room => self.entries.push((oneof, fi, 0)),
+            None => {}
         }
-        all.retain(|(slot, r)| match member(slot) {
-            Some((fi, i)) => state
-                .get(i)
-                .is_some_and(|&(won, cut)| won == fi && *r >= cut),
+    }
+
+    /// True unless `slot`, at position `pos`, is a displaced member.
+    pub(crate) fn keeps(&self, slot: &Slot<'_>, pos: u32) -> bool {
+        match self.member(slot) {
+            Some((oneof, fi)) => self
+                .entries
+                .iter()
+                .find(|e| e.0 == oneof)
+                .is_some_and(|e| e.1 == fi && pos >= e.2),
             None => true,
-        });
-        Ok(())
+        }
     }
 }

@@ -1,11 +1,11 @@
-//! The one-pass decoder: what every decode runs first.
+//! The decoder.
 //!
 //! Each field is read once, in input order, and becomes a slot pushed on a
 //! scratch stack in the arena. A nested message is read by a call of the
-//! same function, its slots on top of its parent's; the recursion stops at
-//! [`MAX_RECURSION`] levels (deeper input, when `max_depth` allows it, goes
-//! to the merging decoder, whose frames live in the arena), so the thread's
-//! stack holds at most that many frames. When a message ends, its slots
+//! same function, its slots on top of its parent's; past [`MAX_RECURSION`]
+//! levels (when `max_depth` allows them) each level checks the stack left
+//! and goes on in a new segment when it runs short, so no input overflows
+//! the thread's stack. When a message ends, its slots
 //! leave the scratch for their final run in the arena: copied as they are
 //! when the fields came in number order, each once, with nothing unknown
 //! and no repeated field other than messages (what canonical encoders write
@@ -14,11 +14,12 @@
 //! gathered (repeated values into exact-size arrays, the last occurrence of
 //! a scalar winning, unknown fields last in input order).
 //!
-//! Two things need protobuf's merge rules over a message's whole bytes: a
-//! singular message field that occurs more than once, and two members of
-//! one oneof. The decoder then stops with [`Outcome::Merge`] and the caller
-//! starts over with [`two_pass`](crate::two_pass), which reads every message
-//! twice but merges in linear time. Canonical encoders write neither.
+//! What canonical encoders do not write is read in place too. Two members
+//! of one oneof: the displaced one is dropped when the message ends. An
+//! unknown field or an unlisted closed-enum value in a dense record: the
+//! record goes on sparse. A singular message field met more than once: its
+//! occurrences are kept side by side and merged once the root ends (see
+//! [`merge`](crate::merge)).
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
 // can panic on them; each remaining spot is an audited `expect` (issue 7).
 #![deny(
@@ -32,6 +33,7 @@ use quarry::bumpalo::collections::Vec as ArenaVec;
 use quarry::{BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::decode::max_arena_bytes;
+use crate::merge::Oneofs;
 use crate::record::{self, Record, Slot, UNKNOWN, Val};
 use crate::table::{EnumTable, FieldTable, Kind, MessageRef, MessageTable, Schema, op};
 use crate::values::{
@@ -42,25 +44,23 @@ use crate::wire::{
     EGROUP, LEN, SGROUP, read_fixed, read_len, read_tag, read_varint, read_varint_word,
 };
 
-/// How a one-pass decode ended.
-pub(crate) enum Outcome<'a> {
-    /// The message, complete.
-    Done(Record<'a>),
-    /// The input repeats a singular message field or sets two members of a
-    /// oneof: decode it again with the merging decoder.
-    Merge,
-}
-
 /// Slots the scratch stack starts with; it doubles when full. Most messages
 /// of real schemas keep fewer slots pending at once (fields of the message
 /// being read and of its ancestors).
 pub(crate) const INITIAL_SCRATCH: usize = 8;
 
-/// Nesting levels the decoder enters by recursion (each a frame of a few
-/// hundred bytes on the thread's stack). An input nested deeper, when
-/// `max_depth` allows it, goes to the merging decoder, whose stack of
-/// frames lives in the arena.
+/// Nesting levels the decoder enters by plain recursion (each a frame of a
+/// few hundred bytes on the thread's stack). Past them, when `max_depth`
+/// allows it, each level checks the stack left and goes on in a new
+/// segment of [`STACK_SEGMENT`] bytes when less than [`STACK_RED_ZONE`] is
+/// (`stacker`), so no nesting overflows the thread's stack.
 pub(crate) const MAX_RECURSION: u32 = 100;
+
+/// Stack a level past [`MAX_RECURSION`] needs left before it recurses.
+pub(crate) const STACK_RED_ZONE: usize = 64 * 1024;
+
+/// Size of each stack segment deep nesting grows onto.
+pub(crate) const STACK_SEGMENT: usize = 1024 * 1024;
 
 /// A dense record as it starts: slot `i` holds field `i`, absent. Copying
 /// its first slots costs fewer instructions than writing each slot's three
@@ -155,9 +155,9 @@ struct Dec<'a, 's> {
     /// set by the child, taken by the parent right after the child
     /// returns, so it is 0 whenever a message starts.
     signal: u8,
-    /// The first level whose children are not read by recursion: past
-    /// `max_depth` (an error) or at [`MAX_RECURSION`] (the merging
-    /// decoder's case). One compare per nested message.
+    /// The first level whose children are not read by plain recursion:
+    /// past `max_depth` (an error) or at [`MAX_RECURSION`] (recursion that
+    /// checks the stack). One compare per nested message.
     deep: u32,
     /// Dense-record slots this decode may still allocate: one per two
     /// input bytes in all (see [`Dec::enter`]).
@@ -174,16 +174,15 @@ struct Dec<'a, 's> {
     take_depth: u32,
 }
 
-/// Decode `input` as one message of type `message` in one pass, or report
-/// that it needs the merging decoder. Inlined into the entry points (see
-/// `decode::decode_inline`).
+/// Decode `input` as one message of type `message`. Inlined into the entry
+/// points (see `decode::decode_inline`).
 #[inline(always)]
 pub(crate) fn decode<'a>(
     message: MessageRef,
     alloc: &BoundedAlloc<'a>,
     input: &'a [u8],
     options: &DecodeOptions,
-) -> Result<Outcome<'a>, DecodeError> {
+) -> Result<Record<'a>, DecodeError> {
     let schema = message.schema;
     let Some(root) = schema.messages.get(message.index as usize) else {
         return Err(internal(0));
@@ -299,8 +298,6 @@ mod step {
     pub const GATHER: u8 = 1;
     /// A oneof member was read.
     pub const ONEOF: u8 = 2;
-    /// The input needs the merging decoder.
-    pub const MERGE: u8 = 4;
     /// A child's record holds occurrences still to merge.
     pub const PENDING: u8 = 8;
 }
@@ -316,24 +313,21 @@ mod signal {
 }
 
 impl<'a> Dec<'a, '_> {
-    fn run(&mut self, root: &'static MessageTable) -> Result<Outcome<'a>, DecodeError> {
+    fn run(&mut self, root: &'static MessageTable) -> Result<Record<'a>, DecodeError> {
         let end = self.buf.len();
         if root.dense && self.dense_left >= root.fields.len() {
             self.take_depth = 2;
         }
-        Ok(match self.enter(root, 0, end)? {
-            Some(slots) if self.signal & signal::PENDING != 0 => {
-                let settled = crate::merge::settle(self.alloc, self.schema, root, slots, 0)?;
-                Outcome::Done(Record::new(settled))
-            }
-            Some(slots) => Outcome::Done(Record::new(slots)),
-            None => Outcome::Merge,
-        })
+        let slots = self.enter(root, 0, end)?;
+        if self.signal & signal::PENDING != 0 {
+            let settled = crate::merge::settle(self.alloc, self.schema, root, slots, 0)?;
+            return Ok(Record::new(settled));
+        }
+        Ok(Record::new(slots))
     }
 
     /// Read the message of type `table` at `start..end`, nesting level
-    /// `self.depth` (1 for the root), into its final slots; `None`: the input
-    /// needs the merging decoder. The loop reads the common fields
+    /// `self.depth` (1 for the root), into its final slots. The loop reads the common fields
     /// (singular, in number order, of the kind their wire type says)
     /// inline; everything else goes through out-of-line helpers.
     ///
@@ -352,7 +346,7 @@ impl<'a> Dec<'a, '_> {
         mut msg: Msg,
         from: usize,
         end: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         let start = msg.start;
         // The input up to the message's end: one bound for the loop and
         // the slice reads.
@@ -388,9 +382,6 @@ impl<'a> Dec<'a, '_> {
                     let g = self.general_field(table, at, end, self.depth)?;
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
-                        if g.flags & step::MERGE != 0 {
-                            return Ok(None);
-                        }
                         if DENSE {
                             // An unknown field, on the scratch already.
                             msg.marks |= Msg::GATHER;
@@ -442,9 +433,7 @@ impl<'a> Dec<'a, '_> {
                         // again from its tag, sparse.
                         return self.resume_sparse(table, msg, dense, at, end);
                     }
-                    let Some(slots) = self.child(f, at, s, e)? else {
-                        return Ok(None);
-                    };
+                    let slots = self.child(f, at, s, e)?;
                     let slot = if self.signal == 0 {
                         Slot::new(fi, Val::Msg(slots))
                     } else {
@@ -524,7 +513,7 @@ impl<'a> Dec<'a, '_> {
                 )?;
             }
             debug_assert!(record::in_decode_order(dense));
-            return Ok(Some(dense));
+            return Ok(dense);
         }
         self.finish(table, msg, end)
     }
@@ -565,7 +554,7 @@ impl<'a> Dec<'a, '_> {
         dense: &[Slot<'a>],
         pos: usize,
         end: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         // The scratch no longer starts with this message's record only.
         self.take_depth = 1;
         for slot in dense.iter().filter(|s| !s.is_absent()) {
@@ -606,14 +595,14 @@ impl<'a> Dec<'a, '_> {
         at: usize,
         s: usize,
         e: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         let depth = self.depth;
-        if depth >= self.deep {
-            return self.too_deep(at);
-        }
         let Some(child) = self.schema.messages.get(f.sub as usize) else {
             return Err(internal(at));
         };
+        if depth >= self.deep {
+            return self.deep_child(child, at, s, e);
+        }
         self.depth = depth.saturating_add(1);
         let slots = self.enter(child, s, e)?;
         self.depth = depth;
@@ -621,18 +610,30 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// A nested message at level [`deep`](Dec::deep) or below: past
-    /// `max_depth`, or deeper than this thread's stack is asked to hold
-    /// (the merging decoder reads it).
+    /// `max_depth`, an error; otherwise read as [`child`](Self::child)
+    /// reads it, on a new stack segment when this one runs short.
     #[cold]
-    fn too_deep(&self, at: usize) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
-        if self.depth > self.max_depth {
-            Err(DecodeError::DepthLimit {
+    #[inline(never)]
+    fn deep_child(
+        &mut self,
+        child: &'static MessageTable,
+        at: usize,
+        s: usize,
+        e: usize,
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let depth = self.depth;
+        if depth > self.max_depth {
+            return Err(DecodeError::DepthLimit {
                 offset: at,
                 limit: self.max_depth,
-            })
-        } else {
-            Ok(None)
+            });
         }
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.depth = depth.saturating_add(1);
+            let slots = self.enter(child, s, e);
+            self.depth = depth;
+            slots
+        })
     }
 
     /// Read the message of type `table` at `start..end` (see
@@ -647,7 +648,7 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         start: usize,
         end: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         let n = table.fields.len();
         let msg = Msg::new(self.scratch.len(), start);
         let slots = if table.dense && self.dense_left >= n {
@@ -661,23 +662,16 @@ impl<'a> Dec<'a, '_> {
 
     /// The result of [`message_call`](Self::message_call) as a `Result`.
     #[inline(always)]
-    fn result(
-        &mut self,
-        slots: Option<&'a [Slot<'a>]>,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    fn result(&mut self, slots: Option<&'a [Slot<'a>]>) -> Result<&'a [Slot<'a>], DecodeError> {
         match slots {
-            Some(slots) => Ok(Some(slots)),
-            None => match self.error.take() {
-                Some(e) => Err(e),
-                None => Ok(None),
-            },
+            Some(slots) => Ok(slots),
+            None => Err(self.error.take().unwrap_or_else(|| internal(0))),
         }
     }
 
     /// [`message`](Self::message) behind a call whose result fits two
-    /// registers: the slots, or `None` when the decode stops, the error (if
-    /// it is one, not the merging decoder's case) left in
-    /// [`error`](Dec::error). Returned whole, the `Result` went through
+    /// registers: the slots, or `None` when the decode fails, the error
+    /// left in [`error`](Dec::error). Returned whole, the `Result` went through
     /// memory: stores and loads per nested message (callgrind, reused
     /// arena: star 922 -> 910 instructions a decode, history sync 0.8%
     /// fewer).
@@ -690,7 +684,7 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Option<&'a [Slot<'a>]> {
         match self.message::<DENSE>(table, msg, from, end) {
-            Ok(slots) => slots,
+            Ok(slots) => Some(slots),
             Err(e) => {
                 self.error = Some(e);
                 None
@@ -871,9 +865,7 @@ impl<'a> Dec<'a, '_> {
                 } else {
                     read_len(buf, &mut pos, end)?
                 };
-                let Some(slots) = self.child(f, at, s, e)? else {
-                    return Ok((pos, step::MERGE));
-                };
+                let slots = self.child(f, at, s, e)?;
                 if self.signal != 0 {
                     let (slot, marks) = self.signalled(fi, number, s, e, slots)?;
                     self.push(slot, at)?;
@@ -1094,15 +1086,14 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// Move the slots of message `msg` out of the scratch into their final
-    /// run in the arena, counting them against `max_items`. `None`: the
-    /// message needs the merging decoder.
+    /// run in the arena, counting them against `max_items`.
     #[inline]
     fn finish(
         &mut self,
         table: &'static MessageTable,
         msg: Msg,
         at: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         if msg.marks & Msg::PENDING != 0 {
             self.signal |= signal::PENDING;
         }
@@ -1124,7 +1115,7 @@ impl<'a> Dec<'a, '_> {
             )?;
         }
         if n == 0 {
-            return Ok(Some(&[]));
+            return Ok(&[]);
         }
         if self.depth <= self.take_depth && msg.base == 0 {
             // The message's slots are the whole scratch: it becomes the
@@ -1141,7 +1132,7 @@ impl<'a> Dec<'a, '_> {
             let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
             let slots = scratch.into_bump_slice();
             debug_assert!(record::in_decode_order(slots));
-            return Ok(Some(slots));
+            return Ok(slots);
         }
         let slots = if self.checked {
             self.alloc.alloc_slice_copy(pending, at)?
@@ -1150,7 +1141,7 @@ impl<'a> Dec<'a, '_> {
         };
         self.scratch.truncate(msg.base);
         debug_assert!(record::in_decode_order(slots));
-        Ok(Some(slots))
+        Ok(slots)
     }
 
     /// [`finish`](Self::finish) for slots out of field order, repeated
@@ -1161,7 +1152,7 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         msg: Msg,
         at: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         let alloc = self.alloc;
         if msg.oneof_pair() {
             self.drop_displaced(table, msg.base, at)?;
@@ -1198,43 +1189,18 @@ impl<'a> Dec<'a, '_> {
         base: usize,
         at: usize,
     ) -> Result<(), DecodeError> {
-        /// No member seen yet.
-        const NONE: u32 = u32::MAX;
-        // Per oneof: the member read last and one past the position of the
-        // last occurrence of another member (0: none).
-        let state = self
-            .alloc
-            .alloc_slice_fill_copy(table.oneofs.len(), (NONE, 0usize), at)?;
+        let n = self.scratch.len().saturating_sub(base);
+        let mut oneofs = Oneofs::new(self.alloc, table, n, at)?;
         let pending = pending(&mut self.scratch, base, at)?;
-        let member = |slot: &Slot<'_>| {
-            let fi = slot.field();
-            let oneof = table.fields.get(fi as usize)?.oneof;
-            let i = usize::from(oneof.checked_sub(1)?);
-            Some((fi, i))
-        };
         for (k, slot) in pending.iter().enumerate().rev() {
-            if let Some((fi, i)) = member(slot)
-                && let Some(entry) = state.get_mut(i)
-            {
-                if entry.0 == NONE {
-                    entry.0 = fi;
-                } else if entry.0 != fi && entry.1 == 0 {
-                    entry.1 = k.saturating_add(1);
-                }
-            }
+            oneofs.note(slot, u32::try_from(k).unwrap_or(u32::MAX));
         }
         let mut w = 0usize;
         for k in 0..pending.len() {
             let Some(&slot) = pending.get(k) else {
                 return Err(internal(at));
             };
-            let keep = match member(&slot) {
-                Some((fi, i)) => state
-                    .get(i)
-                    .is_some_and(|&(won, cut)| won == fi && k >= cut),
-                None => true,
-            };
-            if keep {
+            if oneofs.keeps(&slot, u32::try_from(k).unwrap_or(u32::MAX)) {
                 let Some(dst) = pending.get_mut(w) else {
                     return Err(internal(at));
                 };
@@ -1256,7 +1222,7 @@ impl<'a> Dec<'a, '_> {
         table: &'static MessageTable,
         msg: Msg,
         at: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         let alloc = self.alloc;
         let base = msg.base;
         let pending = pending(&mut self.scratch, base, at)?;
@@ -1354,7 +1320,7 @@ impl<'a> Dec<'a, '_> {
         let slots = alloc.alloc_slice_copy(out, at)?;
         self.scratch.truncate(base);
         debug_assert!(record::in_decode_order(slots));
-        Ok(Some(slots))
+        Ok(slots)
     }
 
     /// [`gather`](Self::gather) for slots out of field order, taken in the
@@ -1366,7 +1332,7 @@ impl<'a> Dec<'a, '_> {
         msg: Msg,
         perm: &[u32],
         at: usize,
-    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
         let alloc = self.alloc;
         let base = msg.base;
         let pending = pending(&mut self.scratch, base, at)?;
@@ -1474,7 +1440,7 @@ impl<'a> Dec<'a, '_> {
         self.scratch.truncate(base);
         let slots = out.into_bump_slice();
         debug_assert!(record::in_decode_order(slots));
-        Ok(Some(slots))
+        Ok(slots)
     }
 }
 

@@ -2,8 +2,8 @@
 //! stack instead of recursion, for the text printer.
 //!
 //! A record may nest as deep as the decoder's `max_depth` allows, and that
-//! is the caller's choice (the merging decoder reads any depth within the
-//! arena budget). A printer or encoder that recursed once per level would
+//! is the caller's choice (the decoder reads any depth on stack segments it
+//! adds as it goes). A printer or encoder that recursed once per level would
 //! then overflow the thread's stack on a record the decoder accepted. The
 //! walk keeps [`INLINE_LEVELS`] levels in a local array, so a walk of
 //! ordinary messages allocates nothing, and the levels below them in a
