@@ -915,10 +915,9 @@ macro_rules! merge_agreement {
                         );
                         prop_assert!(
                             msg_again == msg,
-                            "known fields of the re-encoding {:02X?} of {:02X?}: \
-                     {:02X?} vs {:02X?}",
-                            again,
+                            "known fields of {:02X?} (re-encoded {:02X?}): {:02X?} vs {:02X?}",
                             input,
+                            again,
                             msg_again.encode_to_vec(),
                             msg.encode_to_vec()
                         );
