@@ -3,8 +3,8 @@
 //! budget (one slot per two input bytes) has five slots left, and sparsely
 //! otherwise. Readers, the
 //! encoder and the JSON printer must not tell the two apart; what a dense
-//! record cannot hold (an unknown field, a closed enum's unknown value)
-//! goes through the merging decoder. Vectors are hand-encoded from the
+//! record cannot hold (an unknown field, a closed enum's unlisted value)
+//! sends the rest of the message to the sparse path. Vectors are hand-encoded from the
 //! protobuf encoding spec; prost decodes the same bytes as the independent
 //! reference.
 
@@ -144,8 +144,8 @@ fn past_the_dense_budget_a_sparse_record_reads_the_same() {
     assert_eq!(view.to_json().unwrap(), r#"{"x":1}"#);
 }
 
-/// An unknown field (9, varint 5) in a dense body: the merging decoder
-/// keeps it, after the known fields.
+/// An unknown field (9, varint 5) in a dense body: the body goes on
+/// sparse and keeps it, after the known fields.
 #[test]
 fn an_unknown_field_in_a_dense_body_is_kept() {
     let bytes = [

@@ -7,9 +7,9 @@
 //! group, or any unknown field (even a varint). So a message 100 levels
 //! below the root may hold known scalars and strings but no unknown field,
 //! and 100 unknown groups may nest inside the root as long as the
-//! innermost is empty. Every input is decoded by both of quarry's decoders:
-//! as it is (the one-pass decoder) and behind a repeated singular message
-//! field at the root, which sends the whole input to the merging decoder.
+//! innermost is empty. Every input is decoded as it is and behind a repeated
+//! singular message field at the root, which the decoder merges when the
+//! root ends (the merge walks the whole nesting again).
 
 use prost::Message as _;
 use quarry::{Arena, DecodeError};
@@ -46,7 +46,7 @@ const UNKNOWN_VARINT: [u8; 2] = [0x48, 0x01];
 const KNOWN_SCALAR: [u8; 2] = [0x10, 0x01];
 
 /// The same message with an empty `next` in front: `next` twice, which
-/// only the merging decoder reads (prost merges the two).
+/// the decoder merges (as prost does).
 fn through_merging(bytes: &[u8]) -> Vec<u8> {
     let mut out = vec![0x1A, 0x00];
     out.extend_from_slice(bytes);

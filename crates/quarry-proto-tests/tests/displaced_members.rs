@@ -1,13 +1,13 @@
 //! Malformed input inside a oneof member that a later member displaces:
 //! protobuf reads every member as it comes, so a bad body or invalid UTF-8
-//! there fails the decode even though the member does not survive. quarry's
-//! merging decoder must read such members too (it used to skip them; a fuzz
-//! run found the WhatsApp case below, which prost rejects).
+//! there fails the decode even though the member does not survive. quarry must
+//! read such members too (a fuzz run found the WhatsApp case below, which
+//! prost rejects).
 //!
 //! Each input starts the oneof with `k_inner` holding an unknown field
 //! (`0x48 0x00`, field 9): `Inner` is read as a dense record, which cannot
-//! hold one, so the one-pass decoder stops there and the merging decoder
-//! reads the whole input. The malformed part comes after that point.
+//! hold one, so its read goes on sparse from there. The malformed part
+//! comes after that point.
 
 use prost::Message as _;
 use quarry::{Arena, DecodeError};
@@ -31,8 +31,8 @@ fn k_string(bytes: &[u8]) -> Vec<u8> {
 /// `k_u64` (64, tag 80 04) = 1.
 const K_U64: [u8; 3] = [0x80, 0x04, 0x01];
 
-/// An `Inner` body the one-pass decoder hands over: an unknown field.
-const HAND_OVER: [u8; 2] = [0x48, 0x00];
+/// An `Inner` body that leaves the dense path: an unknown field.
+const OFF_DENSE: [u8; 2] = [0x48, 0x00];
 
 fn decode3(bytes: &[u8]) -> Result<(), DecodeError> {
     let arena = Arena::new();
@@ -45,8 +45,9 @@ fn prost_accepts(bytes: &[u8]) -> bool {
 
 #[test]
 fn a_well_formed_displaced_member_is_dropped() {
-    // Control: the hand-over alone is fine, and the last member wins.
-    let bytes = [k_inner(&HAND_OVER), K_U64.to_vec()].concat();
+    // Control: leaving the dense path alone is fine, and the last member
+    // wins.
+    let bytes = [k_inner(&OFF_DENSE), K_U64.to_vec()].concat();
     assert!(prost_accepts(&bytes));
     let arena = Arena::new();
     let view = All3View::decode(&arena, &bytes).unwrap();
@@ -71,8 +72,8 @@ fn a_displaced_message_member_with_a_bad_length_is_an_error() {
 
 #[test]
 fn a_displaced_string_member_must_be_utf8() {
-    // k_inner (hand-over), k_string = C3 28, then k_u64 wins.
-    let bytes = [k_inner(&HAND_OVER), k_string(&[0xC3, 0x28]), K_U64.to_vec()].concat();
+    // k_inner (off the dense path), k_string = C3 28, then k_u64 wins.
+    let bytes = [k_inner(&OFF_DENSE), k_string(&[0xC3, 0x28]), K_U64.to_vec()].concat();
     assert!(!prost_accepts(&bytes));
     assert_eq!(decode3(&bytes), Err(DecodeError::InvalidUtf8 { offset: 8 }));
 }
@@ -112,7 +113,7 @@ fn an_earlier_occurrence_of_the_surviving_member_is_read_too() {
 
 #[test]
 fn a_displaced_member_deeper_than_the_limit_is_an_error() {
-    // k_inner nests 120 levels of `next` (3) after the hand-over; prost's
+    // k_inner nests 120 levels of `next` (3) after the unknown field; prost's
     // and quarry's limit is 100.
     let mut body = vec![0x48, 0x00];
     let mut inner: Vec<u8> = Vec::new();
@@ -139,8 +140,8 @@ fn the_whatsapp_input_the_fuzzer_found_is_an_error() {
     // Message { interactiveMessage (45) { shopStorefrontMessage (4) { 7: {},
     // 5: claims 64 bytes, has 0 }, collectionMessage {}, footer {},
     // carouselMessage {}, collectionMessage {} }, 2011: 40 }. ShopMessage is
-    // a dense record, so its unknown field 7 hands over to the merging
-    // decoder; the shop member is displaced by the collection.
+    // a dense record, so its unknown field 7 sends it to the sparse path;
+    // the shop member is displaced by the collection.
     let bytes = [
         234, 2, 14, 34, 4, 58, 0, 42, 64, 42, 0, 26, 0, 58, 0, 42, 0, 216, 253, 0, 40,
     ];
@@ -165,7 +166,7 @@ fn member() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         body.clone().prop_map(|b| k_string(&b)),
         body.clone().prop_map(|b| k_inner(&b)),
         body.clone()
-            .prop_map(|b| k_inner(&[&HAND_OVER[..], &b[..]].concat())),
+            .prop_map(|b| k_inner(&[&OFF_DENSE[..], &b[..]].concat())),
         body.prop_map(|b| {
             let mut out = vec![0xFA, 0x03, b.len() as u8];
             out.extend_from_slice(&b);

@@ -354,18 +354,31 @@ impl<'a> Oneofs<'a> {
         let Some((oneof, fi)) = self.member(slot) else {
             return;
         };
+        // A winner marked reset displaced another member in its own
+        // record: the occurrences before that record no longer count.
+        let reset = if slot.is_reset() { pos } else { 0 };
         let room = self.entries.len() < self.entries.capacity();
         match self.entries.iter_mut().find(|e| e.0 == oneof) {
-            Some(e) => {
-                if e.1 != fi && e.2 == 0 {
-                    e.2 = pos.saturating_add(1);
-                }
+            Some(e) if e.2 == 0 => {
+                e.2 = if e.1 != fi {
+                    pos.saturating_add(1)
+                } else {
+                    reset
+                };
             }
+            Some(_) => {}
             // One entry per oneof, within the capacity: at most one per
             // slot and per oneof of the table.
-            None if room => self.entries.push((oneof, fi, 0)),
+            None if room => self.entries.push((oneof, fi, reset)),
             None => {}
         }
+    }
+
+    /// True if `slot` is a member of a oneof another member of which was
+    /// displaced.
+    pub(crate) fn displaced_any(&self, slot: &Slot<'_>) -> bool {
+        self.member(slot)
+            .is_some_and(|(oneof, _)| self.entries.iter().any(|e| e.0 == oneof && e.2 != 0))
     }
 
     /// True unless `slot`, at position `pos`, is a displaced member.

@@ -129,9 +129,10 @@ impl Msg {
     const ONEOF: u32 = 4;
 
     /// The slots cannot simply be copied: something was read that needs a
-    /// gather, or two oneof members.
+    /// gather, two oneof members, or a child is pending (the gather tells
+    /// the parent, so the common path checks nothing more).
     fn must_gather(self) -> bool {
-        self.marks & !(Self::ONEOF | Self::PENDING) != 0
+        self.marks & !Self::ONEOF != 0
     }
 
     /// Two or more oneof members were read.
@@ -384,8 +385,7 @@ impl<'a> Dec<'a, '_> {
                         // Read already (see `general_field`).
                         if DENSE {
                             // An unknown field, on the scratch already.
-                            msg.marks |= Msg::GATHER;
-                            return self.resume_sparse(table, msg, dense, g.pos, end);
+                            return self.resume_sparse(table, start, 1, None, dense, g.pos, end);
                         }
                         pos = g.pos;
                         if g.flags & step::GATHER != 0 {
@@ -431,28 +431,20 @@ impl<'a> Dec<'a, '_> {
                         // A message field twice: its occurrences are
                         // merged, which a dense record cannot hold. Read
                         // again from its tag, sparse.
-                        return self.resume_sparse(table, msg, dense, at, end);
+                        return self.resume_sparse(table, start, 0, None, dense, at, end);
                     }
                     let slots = self.child(f, at, s, e)?;
-                    let slot = if self.signal == 0 {
-                        Slot::new(fi, Val::Msg(slots))
+                    if self.signal == 0 {
+                        self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
                     } else {
-                        let (slot, marks) = self.signalled(fi, number, s, e, slots)?;
-                        if DENSE && marks & Msg::GATHER != 0 {
-                            // (A map entry's slot; dense tables have no
-                            // map fields.)
-                            return Err(internal(at));
+                        let (slot, marks) = self.signalled(fi, at, slots)?;
+                        if DENSE {
+                            // A dense record holds no pending slot: the
+                            // rest of the message is read sparse.
+                            return self.resume_sparse(table, start, 0, Some(slot), dense, e, end);
                         }
-                        msg.marks |= marks;
-                        slot
-                    };
-                    if DENSE {
-                        match dense.get_mut(fi as usize) {
-                            Some(d) => *d = slot,
-                            None => return Err(internal(at)),
-                        }
-                    } else {
                         self.push(slot, at)?;
+                        msg.marks |= marks;
                     }
                 }
                 _ => {
@@ -488,11 +480,20 @@ impl<'a> Dec<'a, '_> {
                         // Kept as an unknown field, as protobuf does. (Map
                         // values of closed enums never come here: see
                         // `FieldTable::whole_entry_op`.)
-                        msg.marks |= Msg::GATHER;
-                        self.push(Slot::unknown(number << 3, span(buf, after_tag, p)?), at)?;
+                        let unknown = Slot::unknown(number << 3, span(buf, after_tag, p)?);
                         if DENSE {
-                            return self.resume_sparse(table, msg, dense, p, end);
+                            return self.resume_sparse(
+                                table,
+                                start,
+                                0,
+                                Some(unknown),
+                                dense,
+                                p,
+                                end,
+                            );
                         }
+                        msg.marks |= Msg::GATHER;
+                        self.push(unknown, at)?;
                         continue;
                     }
                     self.store::<DENSE>(dense, fi, Val::Scalar(v), at)?;
@@ -500,9 +501,6 @@ impl<'a> Dec<'a, '_> {
             }
         }
         if DENSE {
-            if msg.marks & Msg::PENDING != 0 {
-                self.signal |= signal::PENDING;
-            }
             if self.checked {
                 let present = dense.iter().filter(|s| !s.is_absent()).count();
                 count_items(
@@ -544,43 +542,70 @@ impl<'a> Dec<'a, '_> {
 
     /// Go on reading a message that started as a dense record, sparse, from
     /// `pos`: its fields read so far go on the scratch (above whatever its
-    /// loop pushed there), where a sparse read would have put them.
+    /// loop pushed there), where a sparse read would have put them. The
+    /// sparse loop is inlined here rather than called with the state to
+    /// resume from: two more arguments for every message's call cost the
+    /// common path more than this copy of the loop costs in code.
+    ///
+    /// The message started at `start`; `pushed` slots of it are on the
+    /// scratch already (an unknown field the general path read), `extra`
+    /// is one more to push (an unknown value, or a child's slot a dense
+    /// record cannot hold). The dense loop keeps no more state than that,
+    /// so the common path carries none of a sparse message's.
     #[cold]
     #[inline(never)]
+    #[expect(clippy::too_many_arguments, reason = "where the dense read stopped")]
     fn resume_sparse(
         &mut self,
         table: &'static MessageTable,
-        msg: Msg,
+        start: usize,
+        pushed: usize,
+        extra: Option<Slot<'a>>,
         dense: &[Slot<'a>],
         pos: usize,
         end: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let mut msg = Msg::new(self.scratch.len().saturating_sub(pushed), start);
         // The scratch no longer starts with this message's record only.
         self.take_depth = 1;
         for slot in dense.iter().filter(|s| !s.is_absent()) {
             self.push(*slot, pos)?;
         }
-        let slots = self.message_call::<false>(table, msg, pos, end);
-        self.result(slots)
+        if let Some(slot) = extra {
+            self.push(slot, pos)?;
+            msg.marks |= if slot.is_pending() {
+                Msg::PENDING
+            } else {
+                Msg::GATHER
+            };
+        }
+        if pushed > 0 {
+            msg.marks |= Msg::GATHER;
+        }
+        self.message::<false>(table, msg, pos, end)
     }
 
     /// The slot of message field `fi` (number `number`, body `s..e`) whose
     /// record `slots` ended with a [`signal`], and the marks its message
-    /// takes for it. Takes the signal.
+    /// takes for it. Takes the signal. The field's number and body are read
+    /// again from its tag at `at` (a map entry's, which is rare), so the
+    /// loop need not keep them across the child's read.
     #[cold]
     #[inline(never)]
     fn signalled(
         &mut self,
         fi: u32,
-        number: u32,
-        s: usize,
-        e: usize,
+        at: usize,
         slots: &'a [Slot<'a>],
     ) -> Result<(Slot<'a>, u32), DecodeError> {
         let signal = std::mem::take(&mut self.signal);
         if signal & signal::ENTRY_REJECTED != 0 {
             // The whole entry, as protobuf keeps it.
-            let entry = Slot::unknown((number << 3) | u32::from(LEN), span(self.buf, s, e)?);
+            let buf = self.buf;
+            let mut p = at;
+            let (number, _) = read_tag(buf, &mut p, buf.len())?;
+            let (s, e) = read_len(buf, &mut p, buf.len())?;
+            let entry = Slot::unknown((number << 3) | u32::from(LEN), span(buf, s, e)?);
             return Ok((entry, Msg::GATHER));
         }
         Ok((Slot::pending(fi, slots), Msg::PENDING))
@@ -588,7 +613,7 @@ impl<'a> Dec<'a, '_> {
 
     /// Read the body `s..e` of message field `f` (tag at `at`) of a message
     /// at nesting level `self.depth`, one level down.
-    #[inline]
+    #[inline(always)]
     fn child(
         &mut self,
         f: &FieldTable,
@@ -650,12 +675,11 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let n = table.fields.len();
-        let msg = Msg::new(self.scratch.len(), start);
         let slots = if table.dense && self.dense_left >= n {
             self.dense_left = self.dense_left.saturating_sub(n);
-            self.message_call::<true>(table, msg, start, end)
+            self.message_call::<true>(table, start, end)
         } else {
-            self.message_call::<false>(table, msg, start, end)
+            self.message_call::<false>(table, start, end)
         };
         self.result(slots)
     }
@@ -679,11 +703,11 @@ impl<'a> Dec<'a, '_> {
     fn message_call<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
-        msg: Msg,
-        from: usize,
+        start: usize,
         end: usize,
     ) -> Option<&'a [Slot<'a>]> {
-        match self.message::<DENSE>(table, msg, from, end) {
+        let msg = Msg::new(self.scratch.len(), start);
+        match self.message::<DENSE>(table, msg, start, end) {
             Ok(slots) => Some(slots),
             Err(e) => {
                 self.error = Some(e);
@@ -867,7 +891,7 @@ impl<'a> Dec<'a, '_> {
                 };
                 let slots = self.child(f, at, s, e)?;
                 if self.signal != 0 {
-                    let (slot, marks) = self.signalled(fi, number, s, e, slots)?;
+                    let (slot, marks) = self.signalled(fi, at, slots)?;
                     self.push(slot, at)?;
                     if marks & Msg::GATHER != 0 {
                         flags |= step::GATHER;
@@ -1087,16 +1111,13 @@ impl<'a> Dec<'a, '_> {
 
     /// Move the slots of message `msg` out of the scratch into their final
     /// run in the arena, counting them against `max_items`.
-    #[inline]
+    #[inline(always)]
     fn finish(
         &mut self,
         table: &'static MessageTable,
         msg: Msg,
         at: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        if msg.marks & Msg::PENDING != 0 {
-            self.signal |= signal::PENDING;
-        }
         let Some(pending) = self.scratch.get(msg.base..) else {
             return Err(internal(at));
         };
@@ -1154,6 +1175,9 @@ impl<'a> Dec<'a, '_> {
         at: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let alloc = self.alloc;
+        if msg.marks & Msg::PENDING != 0 {
+            self.signal |= signal::PENDING;
+        }
         if msg.oneof_pair() {
             self.drop_displaced(table, msg.base, at)?;
         }
@@ -1200,11 +1224,18 @@ impl<'a> Dec<'a, '_> {
             let Some(&slot) = pending.get(k) else {
                 return Err(internal(at));
             };
-            if oneofs.keeps(&slot, u32::try_from(k).unwrap_or(u32::MAX)) {
+            let pos = u32::try_from(k).unwrap_or(u32::MAX);
+            if oneofs.keeps(&slot, pos) {
                 let Some(dst) = pending.get_mut(w) else {
                     return Err(internal(at));
                 };
-                *dst = slot;
+                // A message member that displaced another: see
+                // `Slot::with_reset`.
+                *dst = if oneofs.displaced_any(&slot) {
+                    slot.with_reset()
+                } else {
+                    slot
+                };
                 w = w.saturating_add(1);
             }
         }

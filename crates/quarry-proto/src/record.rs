@@ -9,6 +9,12 @@
 /// index (a table has fewer than 2^29 fields).
 pub(crate) const UNKNOWN: u32 = 1 << 31;
 
+/// A [`Slot::pending`] mark: the message's record still holds
+/// occurrences to merge, in it or below it.
+const MARK_PENDING: u8 = 1;
+/// A [`Slot::with_reset`] mark.
+const MARK_RESET: u8 = 2;
+
 /// One present field of a decoded message (opaque; read it through
 /// [`Record`]).
 ///
@@ -41,9 +47,9 @@ enum Repr<'a> {
     /// `UNKNOWN | field index`.
     PackedRejects(u32, &'a [u8]),
     Absent(u32),
-    /// A message whose record still holds occurrences to merge, here or
-    /// below (see [`Slot::pending`]); read as `Msg`.
-    PendingMsg(u32, &'a [Slot<'a>]),
+    /// A message with marks ([`MARK_PENDING`], [`MARK_RESET`]) in the
+    /// padding byte; read as `Msg`.
+    MarkedMsg(u8, u32, &'a [Slot<'a>]),
     /// A repeated message field some of whose elements still hold
     /// occurrences to merge; read as `Msgs`.
     PendingMsgs(u32, &'a [&'a [Slot<'a>]]),
@@ -174,7 +180,7 @@ impl<'a> Slot<'a> {
             | Repr::Raw(_, w, _)
             | Repr::PackedRejects(w, _)
             | Repr::Absent(w)
-            | Repr::PendingMsg(w, _)
+            | Repr::MarkedMsg(_, w, _)
             | Repr::PendingMsgs(w, _) => w,
         }
     }
@@ -201,7 +207,7 @@ impl<'a> Slot<'a> {
             Repr::Raw(_, _, v) => Val::Raw(v),
             Repr::PackedRejects(_, v) => Val::PackedRejects(v),
             Repr::Absent(_) => Val::Absent,
-            Repr::PendingMsg(_, v) => Val::Msg(v),
+            Repr::MarkedMsg(_, _, v) => Val::Msg(v),
             Repr::PendingMsgs(_, v) => Val::Msgs(v),
         }
     }
@@ -212,7 +218,7 @@ impl<'a> Slot<'a> {
     /// slots: it settles every one before it returns (see `merge.rs`).
     #[inline]
     pub(crate) fn pending(field: u32, slots: &'a [Slot<'a>]) -> Self {
-        Self(Repr::PendingMsg(field, slots))
+        Self(Repr::MarkedMsg(MARK_PENDING, field, slots))
     }
 
     /// Repeated message field `field` whose `elements` include records
@@ -226,7 +232,30 @@ impl<'a> Slot<'a> {
     /// [`pending_list`](Self::pending_list) build.
     #[inline]
     pub(crate) fn is_pending(&self) -> bool {
-        matches!(self.0, Repr::PendingMsg(..) | Repr::PendingMsgs(..))
+        match self.0 {
+            Repr::MarkedMsg(marks, ..) => marks & MARK_PENDING != 0,
+            Repr::PendingMsgs(..) => true,
+            _ => false,
+        }
+    }
+
+    /// This message slot, marked as the oneof member that displaced
+    /// another member of its oneof in the same message: when that message
+    /// is merged with earlier occurrences of itself, the member's
+    /// occurrences in them no longer count. Other slots as they are.
+    #[inline]
+    pub(crate) fn with_reset(self) -> Self {
+        match self.0 {
+            Repr::Msg(w, m) => Self(Repr::MarkedMsg(MARK_RESET, w, m)),
+            Repr::MarkedMsg(marks, w, m) => Self(Repr::MarkedMsg(marks | MARK_RESET, w, m)),
+            _ => self,
+        }
+    }
+
+    /// True for a slot [`with_reset`](Self::with_reset) marked.
+    #[inline]
+    pub(crate) fn is_reset(&self) -> bool {
+        matches!(self.0, Repr::MarkedMsg(marks, ..) if marks & MARK_RESET != 0)
     }
 
     /// The message a [`Val::Msg`] slot holds. (Read straight from the
@@ -235,7 +264,7 @@ impl<'a> Slot<'a> {
     #[inline(always)]
     pub(crate) fn as_msg(&self) -> Option<&'a [Slot<'a>]> {
         match self.0 {
-            Repr::Msg(_, m) | Repr::PendingMsg(_, m) => Some(m),
+            Repr::Msg(_, m) | Repr::MarkedMsg(_, _, m) => Some(m),
             _ => None,
         }
     }
@@ -273,7 +302,7 @@ impl<'a> Slot<'a> {
     pub(crate) fn elements<'r>(&'r self) -> &'r [&'a [Slot<'a>]] {
         match &self.0 {
             Repr::Msgs(_, list) | Repr::PendingMsgs(_, list) => list,
-            Repr::Msg(_, one) | Repr::PendingMsg(_, one) => std::slice::from_ref(one),
+            Repr::Msg(_, one) | Repr::MarkedMsg(_, _, one) => std::slice::from_ref(one),
             _ => &[],
         }
     }

@@ -1,19 +1,17 @@
-//! The one-pass decoder's hand-over to the merging decoder, at random.
+//! What a dense record cannot hold, at random.
 //!
-//! The one-pass decoder stops, and the merging decoder reads the input
-//! again from the start, when it meets what its records cannot hold: a
-//! singular message field set twice (protobuf merges the two), an unknown
-//! field or a closed enum's unlisted value inside a dense record. A fuzz
-//! run found that the merging decoder skipped part of what protobuf reads
-//! (oneof members; `displaced_members.rs`); these properties cover the
-//! other triggers the same way, on `quarry.test2.Link` and `Point` (dense
+//! A singular message field set twice (protobuf merges the two), an
+//! unknown field or a closed enum's unlisted value inside a dense record
+//! end the dense read where they stand; the message goes on sparse, and
+//! repeated message fields are merged when the root ends. These properties
+//! cover those paths (`displaced_members.rs` covers oneof members) on `quarry.test2.Link` and `Point` (dense
 //! records, the closed enum `Color`), against prost's decode of the same
 //! bytes.
 //!
 //! A second property does the same on `quarry.test3.All3` (proto3, a
 //! sparse record): `f_inner` and `child` twice, a oneof's message member
 //! twice, map entries whose keys repeat, repeated messages, and `Inner`
-//! (dense) bodies that hand over themselves.
+//! (dense) bodies that leave the dense path themselves.
 //!
 //! Each input is a random sequence of fields, mixing well-formed ones with
 //! malformed bodies (lengths past the end, invalid UTF-8, truncated
@@ -180,7 +178,7 @@ proptest::proptest! {
     /// message; its re-encoding decodes (with quarry, and with prost where
     /// no unlisted value was kept) to that message again.
     #[test]
-    fn every_hand_over_agrees_with_prost(bytes in link_body()) {
+    fn every_dense_exit_agrees_with_prost(bytes in link_body()) {
         let arena = Arena::new();
         let ours = LinkView::decode(&arena, &bytes);
         let theirs = <Link as prost::Message>::decode(&bytes[..]);
@@ -203,7 +201,8 @@ proptest::proptest! {
         }
     }
 
-    /// Any sequence of `All3` fields of the kinds that merge or hand over:
+    /// Any sequence of `All3` fields of the kinds that merge or leave the
+    /// dense path:
     /// quarry accepts exactly what prost accepts, reads the same message,
     /// and its re-encoding decodes with prost to that message again.
     #[test]
