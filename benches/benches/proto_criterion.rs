@@ -1,7 +1,9 @@
 //! Wall time of one protobuf decode plus drop of WhatsApp's `Message`,
 //! `SyncActionData` and `HistorySync` samples: prost 0.14, buffa (waproto
 //! 0.7) owned and views, quarry into a fresh and a reused arena, on the same
-//! bytes in one run. Groups `proto_decode_<sample>`; and one encode of the
+//! bytes in one run. Groups `proto_decode_<sample>`, and
+//! `proto_decode_<sample>_<kind>` for the samples' forward-compatible
+//! variants (`quarry_proto_tests::variants`); and one encode of the
 //! same samples, each encoder from its own decoded form, plus drop of the
 //! bytes: groups `proto_encode_<sample>`.
 
@@ -14,7 +16,7 @@ mod proto_common;
 use proto_common as pc;
 
 fn decode(c: &mut Criterion) {
-    for s in pc::samples() {
+    for s in pc::decode_inputs() {
         let mut group = c.benchmark_group(format!("proto_decode_{}", s.name));
         group.throughput(Throughput::Bytes(s.bytes.len() as u64));
         group.bench_function("prost", |b| b.iter(|| pc::prost(s)));

@@ -1,8 +1,11 @@
 //! Instruction counts (callgrind) of one protobuf decode plus drop of the
 //! WhatsApp samples: prost 0.14, buffa (waproto 0.7) owned and views, quarry
 //! into a fresh arena (dropped) and a reused one (reset, kept), same bytes,
-//! one run; and one encode of each sample plus drop of the bytes, each
-//! encoder from its own decoded form (prost, buffa owned, quarry's view).
+//! one run; the same decodes of the samples' forward-compatible variants
+//! (`quarry_proto_tests::variants`: bench ids `<sample>_<kind>`, the
+//! history sync's `history_sync_<kind>`); and one encode of each sample
+//! plus drop of the bytes, each encoder from its own decoded form (prost,
+//! buffa owned, quarry's view).
 //! Every setup decodes (or encodes) once first so first-touch costs are not
 //! charged to the measured call.
 //!
@@ -40,6 +43,7 @@ fn warm_arena(name: &str) -> (Arena, &'static Sample) {
     (arena, s)
 }
 
+// The encode benches run on the samples.
 macro_rules! cases {
     ($name:ident, $setup:ident, $body:expr, $arg:ty) => {
         #[library_benchmark]
@@ -55,43 +59,89 @@ macro_rules! cases {
     };
 }
 
-cases!(prost, warm, |s: &Sample| pc::prost(s), &'static Sample);
-#[cfg(feature = "buffa")]
-cases!(
-    buffa_owned,
+// Every decode bench runs on the samples and on their variants.
+macro_rules! decode_cases {
+    ($setup:ident, $($item:tt)*) => {
+        #[library_benchmark]
+        #[bench::contact(args = ("contact"), setup = $setup)]
+        #[bench::star(args = ("star"), setup = $setup)]
+        #[bench::text_reply(args = ("text_reply"), setup = $setup)]
+        #[bench::text_reply_quoted(args = ("text_reply_quoted"), setup = $setup)]
+        #[bench::group_skdm(args = ("group_skdm"), setup = $setup)]
+        #[bench::history_sync(args = ("history_sync_50x20"), setup = $setup)]
+        #[bench::contact_unknown_root(args = ("contact_unknown_root"), setup = $setup)]
+        #[bench::contact_unknown_narrow(args = ("contact_unknown_narrow"), setup = $setup)]
+        #[bench::contact_unlisted_enum(args = ("contact_unlisted_enum"), setup = $setup)]
+        #[bench::contact_oneof_twice(args = ("contact_oneof_twice"), setup = $setup)]
+        #[bench::contact_message_twice(args = ("contact_message_twice"), setup = $setup)]
+        #[bench::star_unknown_root(args = ("star_unknown_root"), setup = $setup)]
+        #[bench::star_unknown_narrow(args = ("star_unknown_narrow"), setup = $setup)]
+        #[bench::star_unlisted_enum(args = ("star_unlisted_enum"), setup = $setup)]
+        #[bench::star_oneof_twice(args = ("star_oneof_twice"), setup = $setup)]
+        #[bench::star_message_twice(args = ("star_message_twice"), setup = $setup)]
+        #[bench::text_reply_unknown_root(args = ("text_reply_unknown_root"), setup = $setup)]
+        #[bench::text_reply_unknown_narrow(args = ("text_reply_unknown_narrow"), setup = $setup)]
+        #[bench::text_reply_unlisted_enum(args = ("text_reply_unlisted_enum"), setup = $setup)]
+        #[bench::text_reply_oneof_twice(args = ("text_reply_oneof_twice"), setup = $setup)]
+        #[bench::text_reply_message_twice(args = ("text_reply_message_twice"), setup = $setup)]
+        #[bench::text_reply_quoted_unknown_root(args = ("text_reply_quoted_unknown_root"), setup = $setup)]
+        #[bench::text_reply_quoted_unknown_narrow(args = ("text_reply_quoted_unknown_narrow"), setup = $setup)]
+        #[bench::text_reply_quoted_unlisted_enum(args = ("text_reply_quoted_unlisted_enum"), setup = $setup)]
+        #[bench::text_reply_quoted_oneof_twice(args = ("text_reply_quoted_oneof_twice"), setup = $setup)]
+        #[bench::text_reply_quoted_message_twice(args = ("text_reply_quoted_message_twice"), setup = $setup)]
+        #[bench::group_skdm_unknown_root(args = ("group_skdm_unknown_root"), setup = $setup)]
+        #[bench::group_skdm_unknown_narrow(args = ("group_skdm_unknown_narrow"), setup = $setup)]
+        #[bench::group_skdm_unlisted_enum(args = ("group_skdm_unlisted_enum"), setup = $setup)]
+        #[bench::group_skdm_oneof_twice(args = ("group_skdm_oneof_twice"), setup = $setup)]
+        #[bench::group_skdm_message_twice(args = ("group_skdm_message_twice"), setup = $setup)]
+        #[bench::history_sync_unknown_root(args = ("history_sync_50x20_unknown_root"), setup = $setup)]
+        #[bench::history_sync_unknown_narrow(args = ("history_sync_50x20_unknown_narrow"), setup = $setup)]
+        #[bench::history_sync_unknown_narrow_every(args = ("history_sync_50x20_unknown_narrow_every"), setup = $setup)]
+        #[bench::history_sync_unlisted_enum(args = ("history_sync_50x20_unlisted_enum"), setup = $setup)]
+        #[bench::history_sync_oneof_twice(args = ("history_sync_50x20_oneof_twice"), setup = $setup)]
+        #[bench::history_sync_message_twice(args = ("history_sync_50x20_message_twice"), setup = $setup)]
+        $($item)*
+    };
+}
+
+decode_cases!(
     warm,
-    |s: &Sample| pc::buffa_owned(s),
-    &'static Sample
+    fn prost(s: &'static Sample) -> usize {
+        black_box(pc::prost(s))
+    }
 );
 #[cfg(feature = "buffa")]
-cases!(
-    buffa_view,
+decode_cases!(
     warm,
-    |s: &Sample| pc::buffa_view(s),
-    &'static Sample
+    fn buffa_owned(s: &'static Sample) -> usize {
+        black_box(pc::buffa_owned(s))
+    }
 );
-cases!(
-    quarry_fresh,
+#[cfg(feature = "buffa")]
+decode_cases!(
     warm,
-    |s: &Sample| pc::quarry_fresh(s),
-    &'static Sample
+    fn buffa_view(s: &'static Sample) -> usize {
+        black_box(pc::buffa_view(s))
+    }
+);
+decode_cases!(
+    warm,
+    fn quarry_fresh(s: &'static Sample) -> usize {
+        black_box(pc::quarry_fresh(s))
+    }
 );
 
 // Decode plus `Arena::reset` into an arena that decoded the same input
 // before. Returns the arena so that freeing it is not measured: a reused
 // arena outlives many decodes (as in wa_iai and nostr_iai).
-#[library_benchmark]
-#[bench::contact(args = ("contact"), setup = warm_arena)]
-#[bench::star(args = ("star"), setup = warm_arena)]
-#[bench::text_reply(args = ("text_reply"), setup = warm_arena)]
-#[bench::text_reply_quoted(args = ("text_reply_quoted"), setup = warm_arena)]
-#[bench::group_skdm(args = ("group_skdm"), setup = warm_arena)]
-#[bench::history_sync(args = ("history_sync_50x20"), setup = warm_arena)]
-fn quarry_reused(input: (Arena, &'static Sample)) -> Arena {
-    let (mut arena, s) = input;
-    black_box(pc::quarry_reused(&mut arena, s));
-    arena
-}
+decode_cases!(
+    warm_arena,
+    fn quarry_reused(input: (Arena, &'static Sample)) -> Arena {
+        let (mut arena, s) = input;
+        black_box(pc::quarry_reused(&mut arena, s));
+        arena
+    }
+);
 
 #[cfg(feature = "buffa")]
 library_benchmark_group!(

@@ -15,8 +15,8 @@ use waproto::whatsapp as bw;
 use crate::alloc_count::{AllocRow, measure};
 
 pub use common::{
-    Encodable, buffa_encode, buffa_owned, buffa_view, encodable, prost, prost_encode, quarry,
-    quarry_encode, quarry_fresh, quarry_reused, sample, samples,
+    Encodable, buffa_encode, buffa_owned, buffa_view, decode_inputs, encodable, prost,
+    prost_encode, quarry, quarry_encode, quarry_fresh, quarry_reused, sample, samples, variants,
 };
 
 /// The decoders, as the benches name them, in report order.
@@ -84,11 +84,13 @@ pub fn measure_encode_alloc() -> Vec<AllocRow> {
     rows
 }
 
-/// The id `proto_iai` gives `sample` (its `#[bench::…]` name).
-pub fn iai_id(sample: &str) -> &str {
-    match sample {
-        "history_sync_50x20" => "history_sync",
-        other => other,
+/// The id `proto_iai` gives `sample` or a variant of it (its
+/// `#[bench::…]` name): the name, with `history_sync_50x20` shortened to
+/// `history_sync`.
+pub fn iai_id(sample: &str) -> String {
+    match sample.strip_prefix("history_sync_50x20") {
+        Some(rest) => format!("history_sync{rest}"),
+        None => sample.to_owned(),
     }
 }
 
@@ -197,6 +199,25 @@ fn view_size(root: Root) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report reads each variant's instructions under the id
+    /// [`iai_id`] gives it, so `proto_iai` must list every variant under
+    /// that id, and no two inputs may share one.
+    #[test]
+    fn proto_iai_lists_every_variant_under_its_id() {
+        let bench = include_str!("../benches/proto_iai.rs");
+        let mut ids = std::collections::BTreeSet::new();
+        for s in decode_inputs() {
+            let id = iai_id(s.name);
+            let line = format!("#[bench::{id}(args = (\"{}\"), setup = $setup)]", s.name);
+            assert!(bench.contains(&line), "proto_iai lacks {line}");
+            assert!(ids.insert(id), "two inputs share the id of {}", s.name);
+        }
+        assert_eq!(
+            iai_id("history_sync_50x20_oneof_twice"),
+            "history_sync_oneof_twice"
+        );
+    }
 
     /// The encode benches compare like with like only if every encoder
     /// writes the same bytes: the samples are prost's encoding, which is

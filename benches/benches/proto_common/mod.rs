@@ -1,6 +1,8 @@
 //! The protobuf decoders compared, on the spec's WhatsApp-shaped samples
 //! (built with prost's types and encoded by prost, so every decoder reads the
-//! same bytes): prost 0.14, waproto 0.7's buffa types (owned and views), and
+//! same bytes) and their forward-compatible variants (the same bytes with an
+//! unknown field, an unlisted enum value, a oneof or a message field written
+//! twice; `quarry_proto_tests::variants`): prost 0.14, waproto 0.7's buffa types (owned and views), and
 //! quarry's generated views into a fresh or a reused arena. Each function
 //! decodes once, drops the result and returns a number derived from it so
 //! the work cannot be optimised away. The buffa side needs the `buffa`
@@ -18,6 +20,7 @@ use buffa::view::MessageView as _;
 use prost::Message as _;
 use quarry::Arena;
 use quarry_proto_tests::samples::{self, Root, Sample};
+use quarry_proto_tests::variants::{self, Variant};
 use quarry_proto_tests::{pb, wa};
 #[cfg(feature = "buffa")]
 use waproto::buffa;
@@ -30,12 +33,24 @@ pub fn samples() -> &'static [Sample] {
     S.get_or_init(samples::all)
 }
 
-/// The sample named `name`.
+/// The forward-compatible variants of the samples, built once.
+pub fn variants() -> &'static [Variant] {
+    static V: OnceLock<Vec<Variant>> = OnceLock::new();
+    V.get_or_init(variants::all)
+}
+
+/// The samples, then the variants' bytes: every input the decode benches
+/// read.
+pub fn decode_inputs() -> impl Iterator<Item = &'static Sample> {
+    samples().iter().chain(variants().iter().map(|v| &v.sample))
+}
+
+/// The sample or variant named `name` (the variants are built only for a
+/// name that is no sample's).
 pub fn sample(name: &str) -> &'static Sample {
-    samples()
-        .iter()
+    decode_inputs()
         .find(|s| s.name == name)
-        .expect("known sample")
+        .expect("known sample or variant")
 }
 
 /// prost 0.14 into its owned types.

@@ -43,6 +43,7 @@ pub mod pb {
 }
 
 pub mod samples;
+pub mod variants;
 
 /// Encoded `FileDescriptorSet` of the test schemas.
 pub const TEST_DESCRIPTORS: &[u8] =
