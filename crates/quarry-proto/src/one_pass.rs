@@ -568,11 +568,24 @@ impl<'a> Dec<'a, '_> {
         let mut msg = Msg::new(self.scratch.len().saturating_sub(pushed), start);
         // The scratch no longer starts with this message's record only.
         self.take_depth = 1;
+        // An unknown field pushed already goes after the known fields, so
+        // the slots stay in reader order and the gather needs no sort.
+        // So does `extra`: in its field's place among them, or last.
+        let unknown = if pushed > 0 { self.scratch.pop() } else { None };
+        let mut rest = extra;
         for slot in dense.iter().filter(|s| !s.is_absent()) {
+            if let Some(x) = rest
+                && x.word() < slot.word()
+            {
+                self.push(x, pos)?;
+                rest = None;
+            }
             self.push(*slot, pos)?;
         }
-        if let Some(slot) = extra {
+        for slot in [unknown, rest].into_iter().flatten() {
             self.push(slot, pos)?;
+        }
+        if let Some(slot) = extra {
             msg.marks |= if slot.is_pending() {
                 Msg::PENDING
             } else {
