@@ -227,6 +227,45 @@ fn a_oneof_keeps_its_last_member_and_only_its_later_occurrences() {
     assert!(view.o_nested().is_none());
 }
 
+/// A message field written twice merges, and a oneof member that displaced
+/// another inside the second occurrence starts afresh: its fields from the
+/// first occurrence do not count (protobuf replaces the member when another
+/// one is set between).
+#[test]
+fn a_oneof_reset_inside_one_occurrence_holds_across_the_merge() {
+    // child (90) { k_inner (61) { n (2) = 1 } }
+    // child (90) { k_u64 (64) = 5, k_inner (61) {} }
+    let bytes = [
+        &[0xD2, 0x05, 0x05, 0xEA, 0x03, 0x02, 0x10, 0x01][..],
+        &[0xD2, 0x05, 0x06, 0x80, 0x04, 0x05, 0xEA, 0x03, 0x00],
+    ]
+    .concat();
+    let prost_value = pb::test3::All3::decode(&bytes[..]).unwrap();
+    let arena = Arena::new();
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    let child = view.child().unwrap();
+    match child.kind() {
+        Some(views::All3KindOneof::KInner(inner)) => assert_eq!(inner.n(), 0),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(view.to_prost(), prost_value);
+    // Without the displacing member the two occurrences merge: n stays 1.
+    let bytes = [
+        &[0xD2, 0x05, 0x05, 0xEA, 0x03, 0x02, 0x10, 0x01][..],
+        &[0xD2, 0x05, 0x03, 0xEA, 0x03, 0x00],
+    ]
+    .concat();
+    let view = All3View::decode(&arena, &bytes).unwrap();
+    match view.child().unwrap().kind() {
+        Some(views::All3KindOneof::KInner(inner)) => assert_eq!(inner.n(), 1),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        view.to_prost(),
+        pb::test3::All3::decode(&bytes[..]).unwrap()
+    );
+}
+
 #[test]
 fn groups_decode_and_re_encode() {
     // FGroup (18) { a (19) = 5 }, RGroup (41) twice.

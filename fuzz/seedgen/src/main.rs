@@ -545,10 +545,10 @@ fn proto_wa_message() -> Seeds {
         "conversation".into(),
         requote(MessageView::TABLE, &hello.encode_to_vec()),
     ));
-    // The input `proto_wa_message_peer` found (session 25): oneof members
-    // displaced by a later member, one of them malformed. prost rejects it;
-    // quarry accepted it until the merging decoder read displaced members.
-    // Kept as found (not re-encoded: it does not decode).
+    // An input `proto_wa_message_peer` found: oneof members displaced by a
+    // later member, one of them malformed, which protobuf rejects since it
+    // reads every member. Kept as found (not re-encoded: it does not
+    // decode).
     seeds.push((
         "displaced_oneof_member_malformed".into(),
         vec![
