@@ -1,4 +1,4 @@
-//! Forward-compatible variants of the samples in [`samples`](crate::samples):
+//! Forward-compatible variants of the samples in [`samples`]:
 //! each is a sample's prost encoding with one thing a newer schema, or an
 //! encoder other than prost, may write (an unknown field, a value of a
 //! closed enum the schema does not list, two members of one oneof, a
