@@ -74,9 +74,15 @@ fn quarry_verify_reused(input: (Arena, &'static [u8])) -> Arena {
     arena
 }
 
+#[cfg(not(feature = "gate"))]
 library_benchmark_group!(
     name = nostr_decode;
     benchmarks = peer, peer_verify_id, quarry_noverify_fresh, quarry_noverify_reused, quarry_verify_reused
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = nostr_decode;
+    benchmarks = quarry_noverify_fresh, quarry_noverify_reused, quarry_verify_reused
 );
 
 fn req_input(shape: &str) -> &'static [u8] {
@@ -120,9 +126,15 @@ fn quarry_req_reused(input: (Arena, &'static [u8])) -> Arena {
     arena
 }
 
+#[cfg(not(feature = "gate"))]
 library_benchmark_group!(
     name = nostr_req;
     benchmarks = peer_req, quarry_req_fresh, quarry_req_reused
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = nostr_req;
+    benchmarks = quarry_req_fresh, quarry_req_reused
 );
 
 fn peer_event(shape: &str) -> &'static nostr::event::Event {
@@ -212,9 +224,15 @@ fn quarry_encode_req(msg: quarry_nostr::ClientMessage<'static>) -> usize {
     black_box(n::quarry_encode_req(&msg))
 }
 
+#[cfg(not(feature = "gate"))]
 library_benchmark_group!(
     name = nostr_encode;
     benchmarks = peer_encode, quarry_encode, peer_encode_relay, quarry_encode_relay, peer_encode_req, quarry_encode_req
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = nostr_encode;
+    benchmarks = quarry_encode, quarry_encode_relay, quarry_encode_req
 );
 
 main!(

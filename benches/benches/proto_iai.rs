@@ -9,8 +9,9 @@
 //! Every setup decodes (or encodes) once first so first-touch costs are not
 //! charged to the measured call.
 //!
-//! Without the `buffa` feature (the instruction-count gate's build) the
-//! buffa benches are left out; quarry's and prost's are the same functions.
+//! Without the `buffa` feature the buffa benches are left out; with `gate`
+//! (the instruction-count gate's build) only quarry's run. The functions
+//! are the same in every build.
 
 // The macros generate public modules and functions without docs.
 #![allow(missing_docs)]
@@ -143,15 +144,20 @@ decode_cases!(
     }
 );
 
-#[cfg(feature = "buffa")]
+#[cfg(all(feature = "buffa", not(feature = "gate")))]
 library_benchmark_group!(
     name = proto_decode;
     benchmarks = prost, buffa_owned, buffa_view, quarry_fresh, quarry_reused
 );
-#[cfg(not(feature = "buffa"))]
+#[cfg(not(any(feature = "buffa", feature = "gate")))]
 library_benchmark_group!(
     name = proto_decode;
     benchmarks = prost, quarry_fresh, quarry_reused
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = proto_decode;
+    benchmarks = quarry_fresh, quarry_reused
 );
 
 /// Sample `name` decoded by each side, each encoder run once first.
@@ -184,15 +190,20 @@ cases!(
     &'static pc::Encodable
 );
 
-#[cfg(feature = "buffa")]
+#[cfg(all(feature = "buffa", not(feature = "gate")))]
 library_benchmark_group!(
     name = proto_encode;
     benchmarks = prost_encode, buffa_encode, quarry_encode
 );
-#[cfg(not(feature = "buffa"))]
+#[cfg(not(any(feature = "buffa", feature = "gate")))]
 library_benchmark_group!(
     name = proto_encode;
     benchmarks = prost_encode, quarry_encode
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = proto_encode;
+    benchmarks = quarry_encode
 );
 
 main!(library_benchmark_groups = proto_decode, proto_encode);

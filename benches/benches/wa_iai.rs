@@ -8,7 +8,8 @@
 //!
 //! The `quarry_*` benches are gated against `benches/baselines/wa_iai.json`
 //! by the `iai_gate` binary (see docs/ci.md). Renaming or adding a bench
-//! here needs a baseline update.
+//! here needs a baseline update. With the `gate` feature (the gate's
+//! build) only the `quarry_*` benches run.
 
 // The macros generate public modules and functions without docs.
 #![allow(missing_docs)]
@@ -172,14 +173,26 @@ fn quarry_encode_view(view: quarry_wa::Node<'static>) -> usize {
     black_box(wa::quarry_encode_view(view))
 }
 
+#[cfg(not(feature = "gate"))]
 library_benchmark_group!(
     name = wa_decode;
     benchmarks = peer, quarry_fresh, quarry_reused
 );
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = wa_decode;
+    benchmarks = quarry_fresh, quarry_reused
+);
 
+#[cfg(not(feature = "gate"))]
 library_benchmark_group!(
     name = wa_encode;
     benchmarks = peer_marshal, peer_marshal_exact, peer_marshal_ref, quarry_encode, quarry_encode_view
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = wa_encode;
+    benchmarks = quarry_encode, quarry_encode_view
 );
 
 main!(library_benchmark_groups = wa_decode, wa_encode);

@@ -29,8 +29,9 @@ const GATED: [(&str, Option<&str>); 3] = [
     ("nostr_iai", Some("nostr")),
     ("proto_iai", Some("proto")),
 ];
-/// Only quarry's own benches are gated; the peer's run beside them (the
-/// runner's name filter selects whole bench files, not functions).
+/// Only quarry's own benches are gated; the `gate` feature of
+/// `quarry-benches` leaves the peers' out of the run (the runner's name
+/// filter selects whole bench files, not functions).
 const GATED_PREFIX: &str = "quarry";
 /// The runner must match the `iai-callgrind` library version exactly.
 const RUNNER_VERSION: &str = "0.16.1";
@@ -161,9 +162,12 @@ fn run_bench(bench: &str, feature: Option<&str>) -> Result<(), String> {
         "quarry-benches",
         "--no-default-features",
     ]);
-    if let Some(feature) = feature {
-        cargo.args(["--features", feature]);
-    }
+    // `gate` leaves the peers' benches out: the gate reads quarry's only.
+    let features = match feature {
+        Some(feature) => format!("gate,{feature}"),
+        None => "gate".to_owned(),
+    };
+    cargo.args(["--features", &features]);
     let status = cargo
         .args(["--bench", bench, "--", "--save-summary=json"])
         // Without debuginfo the release builds are quicker (CI makes three,
