@@ -35,6 +35,7 @@ mod encode;
 mod float_text;
 mod inline_stack;
 pub mod json;
+mod map;
 mod merge;
 mod one_pass;
 mod owned_record;
@@ -51,6 +52,7 @@ pub use decode::{
     max_arena_bytes,
 };
 pub use encode::{encode_into, encode_to_vec, encoded_len};
+pub use map::{MapEntry, MapIter};
 pub use owned_record::OwnedRecord;
 pub use quarry::{Arena, DecodeError, DecodeOptions};
 pub use record::{Messages, Record, Slot, UnknownField};

@@ -239,7 +239,16 @@ impl<'a> Merger<'_, 'a> {
                 {
                     *o = e;
                 }
-                Slot::new(fi, Val::Msgs(self.settle_elements(self.sub(f)?, list)?))
+                let sub = self.sub(f)?;
+                // A map's entries from several records: the last of each
+                // key stays (a key is a scalar, settled already).
+                let start = if sub.map_entry {
+                    crate::map::last_per_key(sub, list)
+                } else {
+                    0
+                };
+                let list = list.get(start..).unwrap_or_default();
+                Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?))
             }
             Kind::String if f.utf8 => {
                 let list = self.concat_values(run, "", |v| match v {

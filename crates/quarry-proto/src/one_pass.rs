@@ -1292,6 +1292,7 @@ impl<'a> Dec<'a, '_> {
                 Some(f) if f.is_repeated() && f.kind.is_message() => {
                     elements = elements.saturating_add(run.len());
                     let list = collect_run(alloc, run, at, &[][..], Slot::as_msg)?;
+                    let list = last_per_key(self.schema, f, list);
                     if msg.marks & Msg::PENDING != 0 && run.iter().any(Slot::is_pending) {
                         Slot::pending_list(fi, list)
                     } else {
@@ -1320,7 +1321,7 @@ impl<'a> Dec<'a, '_> {
                             let Some(run) = pending.get_mut(r..e) else {
                                 return Err(internal(at));
                             };
-                            collect_repeated(alloc, f, run, 0, len, &|k| k, at)?
+                            collect_repeated(alloc, self.schema, f, run, 0, len, &|k| k, at)?
                         }
                     };
                     Slot::new(fi, val)
@@ -1445,7 +1446,8 @@ impl<'a> Dec<'a, '_> {
             let f = table.fields.get(fi as usize);
             match f {
                 Some(f) if f.is_repeated() => {
-                    let val = collect_repeated(alloc, f, pending, k, stop, &index, at)?;
+                    let val =
+                        collect_repeated(alloc, self.schema, f, pending, k, stop, &index, at)?;
                     let held = |j: usize| pending.get(index(j)).is_some_and(Slot::is_pending);
                     out.push(match val {
                         Val::Msgs(list) if msg.marks & Msg::PENDING != 0 && (k..stop).any(held) => {
@@ -1601,12 +1603,12 @@ fn collect_run<'a, T: Copy>(
     at: usize,
     empty: T,
     pick: impl Fn(&Slot<'a>) -> Option<T>,
-) -> Result<&'a [T], DecodeError> {
+) -> Result<&'a mut [T], DecodeError> {
     // One pass: each value written once, picked as it is written.
     let list = alloc.alloc_slice_fill_with(run.len(), at, |i| {
         run.get(i).and_then(&pick).unwrap_or(empty)
     })?;
-    Ok(&*list)
+    Ok(list)
 }
 
 /// One value per pending slot `k..stop` (in sorted order), picked out of
@@ -1624,7 +1626,7 @@ fn collect<'a, T: Copy>(
     at: usize,
     empty: T,
     pick: impl Fn(&Slot<'a>) -> Option<T>,
-) -> Result<&'a [T], DecodeError> {
+) -> Result<&'a mut [T], DecodeError> {
     let list = alloc.alloc_slice_fill_copy(stop.saturating_sub(k), empty, at)?;
     for (out, j) in list.iter_mut().zip(k..stop) {
         if let Some(v) = pending.get(index(j)).and_then(&pick) {
@@ -1638,6 +1640,7 @@ fn collect<'a, T: Copy>(
 /// sorted order), as one exact-size array.
 fn collect_repeated<'a>(
     alloc: &BoundedAlloc<'a>,
+    schema: &'static Schema,
     f: &FieldTable,
     pending: &mut [Slot<'a>],
     k: usize,
@@ -1657,7 +1660,7 @@ fn collect_repeated<'a>(
         }
         Kind::Message | Kind::Group => {
             let list = collect(alloc, pending, k, stop, index, at, &[][..], Slot::as_msg)?;
-            Ok(Val::Msgs(list))
+            Ok(Val::Msgs(last_per_key(schema, f, list)))
         }
         _ => {
             // One packed run alone is already its array.
@@ -1695,5 +1698,22 @@ fn collect_repeated<'a>(
             }
             Ok(Val::Scalars(list))
         }
+    }
+}
+
+/// The elements of repeated message field `f`, with only the last entry of
+/// each key when `f` is a map (see `map.rs`); other fields' as they are.
+#[inline]
+fn last_per_key<'a>(
+    schema: &'static Schema,
+    f: &FieldTable,
+    list: &'a mut [&'a [Slot<'a>]],
+) -> &'a [&'a [Slot<'a>]] {
+    match schema.messages.get(f.sub as usize) {
+        Some(entry) if entry.map_entry && list.len() > 1 => {
+            let start = crate::map::last_per_key(entry, list);
+            list.get(start..).unwrap_or_default()
+        }
+        _ => list,
     }
 }
