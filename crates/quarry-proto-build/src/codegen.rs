@@ -555,6 +555,64 @@ fn member_names(m: &Msg) -> MemberNames {
     }
 }
 
+/// `::quarry_proto::MapEntry` for map entry view `view` (of entry type
+/// `m`: key field first, value second), what the map getter's
+/// `MapIter` reads entries through.
+fn map_entry_impl(model: &Model, names: &Names, m: &Msg, view: &proc_macro2::Ident) -> TokenStream {
+    let kg = getter_on(
+        model,
+        names,
+        &m.fields[0],
+        &Literal::u32_unsuffixed(0),
+        quote!(self.rec),
+    );
+    let vg = getter_on(
+        model,
+        names,
+        &m.fields[1],
+        &Literal::u32_unsuffixed(1),
+        quote!(self.rec),
+    );
+    let (kt, kb) = (kg.ty, kg.body);
+    let query = match m.fields[0].kind {
+        Kind::String => quote!(&'q str),
+        Kind::Bytes => quote!(&'q [u8]),
+        _ => kt.clone(),
+    };
+    let (vt, vb) = if m.fields[1].kind.is_message() {
+        let sv = format_ident!("{}View", names.msg[m.fields[1].sub as usize]);
+        (
+            quote!(#sv<'a>),
+            quote!(self.rec.message(1).map(#sv::from_record).unwrap_or_default()),
+        )
+    } else {
+        (vg.ty, vg.body)
+    };
+    quote! {
+        impl<'a> ::quarry_proto::MapEntry<'a> for #view<'a> {
+            type Key = #kt;
+            type Query<'q> = #query;
+            type Value = #vt;
+            #[inline]
+            fn entry(rec: ::quarry_proto::Record<'a>) -> Self {
+                Self::from_record(rec)
+            }
+            #[inline]
+            fn map_key(self) -> #kt {
+                #kb
+            }
+            #[inline]
+            fn map_value(self) -> #vt {
+                #vb
+            }
+            #[inline]
+            fn key_is(self, key: Self::Query<'_>) -> bool {
+                (#kb) == key
+            }
+        }
+    }
+}
+
 fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) -> TokenStream {
     let base = &names.msg[i];
     let view = format_ident!("{}View", base);
@@ -599,36 +657,12 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
         if f.label == Label::Repeated {
             let sub_entry = f.kind.is_message() && model.messages[f.sub as usize].map_entry;
             let (ty, body) = if sub_entry {
-                let entry = &model.messages[f.sub as usize];
+                // Each key once, with `get` (`::quarry_proto::MapIter`,
+                // over the entry view's `MapEntry` implementation).
                 let ev = format_ident!("{}View", names.msg[f.sub as usize]);
-                let kg = getter_on(
-                    model,
-                    names,
-                    &entry.fields[0],
-                    &Literal::u32_unsuffixed(0),
-                    quote!(e.rec),
-                );
-                let vg = getter_on(
-                    model,
-                    names,
-                    &entry.fields[1],
-                    &Literal::u32_unsuffixed(1),
-                    quote!(e.rec),
-                );
-                let kt = kg.ty;
-                let kb = kg.body;
-                let (vt, vexpr) = if entry.fields[1].kind.is_message() {
-                    let sv = format_ident!("{}View", names.msg[entry.fields[1].sub as usize]);
-                    (
-                        quote!(#sv<'a>),
-                        quote!(e.rec.message(1).map(#sv::from_record).unwrap_or_default()),
-                    )
-                } else {
-                    (vg.ty, vg.body)
-                };
                 (
-                    quote!(impl ::core::iter::ExactSizeIterator<Item = (#kt, #vt)> + ::core::iter::DoubleEndedIterator + 'a),
-                    quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::from_record(rec); (#kb, #vexpr) })),
+                    quote!(::quarry_proto::MapIter<'a, #ev<'a>>),
+                    quote!(::quarry_proto::MapIter::new(self.rec, #idx)),
                 )
             } else {
                 match f.kind {
@@ -767,6 +801,10 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 ::core::option::Option::None
             }
         });
+    }
+
+    if m.map_entry {
+        extra_items.push(map_entry_impl(model, names, m, &view));
     }
 
     let prost_impl = if opts.prost && !m.map_entry {
