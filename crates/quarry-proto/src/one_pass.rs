@@ -1637,7 +1637,11 @@ fn collect<'a, T: Copy>(
 }
 
 /// The values of repeated field `f` from pending slots `k..stop` (in
-/// sorted order), as one exact-size array.
+/// sorted order), as one exact-size array (a map's, one entry per key).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the run of slots, the arena and the schema for a map's entries"
+)]
 fn collect_repeated<'a>(
     alloc: &BoundedAlloc<'a>,
     schema: &'static Schema,
