@@ -872,6 +872,45 @@ static TESTS: LazyLock<Schema> =
     LazyLock::new(|| Schema::new(quarry_proto_tests::TEST_DESCRIPTORS));
 static WA: LazyLock<Schema> = LazyLock::new(|| Schema::new(quarry_proto_tests::WA_DESCRIPTORS));
 
+/// The first map field, at any depth of `rec` (of type `m`), whose entries
+/// repeat a key: the field's name and the key.
+fn repeated_map_key(m: quarry_proto::MessageRef, rec: quarry_proto::Record<'_>) -> Option<String> {
+    for (i, f) in m.table().fields.iter().enumerate() {
+        if !f.kind.is_message() {
+            continue;
+        }
+        let i = i as u32;
+        let sub = m.sub_message(f);
+        if f.is_repeated() {
+            let mut keys = HashSet::new();
+            for e in rec.messages(i) {
+                if sub.table().map_entry {
+                    let bytes_key = sub.table().fields.first().is_some_and(|k| {
+                        matches!(
+                            k.kind,
+                            quarry_proto::Kind::String | quarry_proto::Kind::Bytes
+                        )
+                    });
+                    let key = if bytes_key {
+                        e.bytes(0).unwrap_or_default().to_vec()
+                    } else {
+                        e.scalar(0).unwrap_or(0).to_le_bytes().to_vec()
+                    };
+                    if !keys.insert(key.clone()) {
+                        return Some(format!("{}: key {key:02X?} twice", f.name));
+                    }
+                }
+                if let Some(r) = repeated_map_key(sub, e) {
+                    return Some(r);
+                }
+            }
+        } else if let Some(r) = rec.message(i).and_then(|e| repeated_map_key(sub, e)) {
+            return Some(r);
+        }
+    }
+    None
+}
+
 macro_rules! merge_agreement {
     ($test:ident, $view:ty, $prost:ty, $schema:expr, $name:expr, $cases:expr, $depth:expr) => {
         proptest! {
@@ -890,6 +929,13 @@ macro_rules! merge_agreement {
                 let arena = Arena::new();
                 let ours = <$view>::decode(&arena, &input);
                 let theirs = <$prost>::decode(&input[..]);
+                // Maps hold each key once at every depth (`to_prost`
+                // collects into prost's maps, where a repeated key would
+                // not show).
+                if let Ok(view) = &ours {
+                    let repeated = repeated_map_key(<$view>::TABLE, view.record());
+                    prop_assert!(repeated.is_none(), "{:?} on {:02X?}", repeated, input);
+                }
                 match (ours, theirs) {
                     // A malformed field prost accepts (a length that runs
                     // into the fields after it) may read the input and the
