@@ -5,7 +5,10 @@
 //! `proto_decode_<sample>_<kind>` for the samples' forward-compatible
 //! variants (`quarry_proto_tests::variants`); and one encode of the
 //! same samples, each encoder from its own decoded form, plus drop of the
-//! bytes: groups `proto_encode_<sample>`.
+//! bytes: groups `proto_encode_<sample>`. A 1,000-entry map
+//! (`All3.m_str`, unique keys and 500 keys written twice): decode, decode
+//! plus one iteration, decode plus 100 look-ups, prost's `HashMap` beside
+//! quarry's view in a reused arena: groups `proto_map_<input>`.
 
 use std::time::Duration;
 
@@ -44,11 +47,32 @@ fn encode(c: &mut Criterion) {
     }
 }
 
+fn maps(c: &mut Criterion) {
+    for m in pc::map_inputs() {
+        let mut group = c.benchmark_group(format!("proto_map_{}", m.name));
+        group.bench_function("prost_decode", |b| b.iter(|| pc::prost_map_decode(m)));
+        group.bench_function("prost_iter", |b| b.iter(|| pc::prost_map_iter(m)));
+        group.bench_function("prost_get", |b| b.iter(|| pc::prost_map_get(m)));
+        let mut arena = Arena::new();
+        pc::quarry_map_get(&mut arena, m);
+        group.bench_function("quarry_decode", |b| {
+            b.iter(|| pc::quarry_map_decode(&mut arena, m))
+        });
+        group.bench_function("quarry_iter", |b| {
+            b.iter(|| pc::quarry_map_iter(&mut arena, m))
+        });
+        group.bench_function("quarry_get", |b| {
+            b.iter(|| pc::quarry_map_get(&mut arena, m))
+        });
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, encode
+    targets = decode, encode, maps
 }
 criterion_main!(benches);

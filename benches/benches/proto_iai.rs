@@ -206,4 +206,50 @@ library_benchmark_group!(
     benchmarks = quarry_encode
 );
 
+/// A map input, each side run once first; the arena for quarry's side.
+fn warm_map(name: &str) -> (Arena, &'static pc::MapInput) {
+    let m = pc::map_input(name);
+    let mut arena = Arena::new();
+    pc::prost_map_get(m);
+    pc::quarry_map_get(&mut arena, m);
+    (arena, m)
+}
+
+// A 1,000-entry `map<string, string>` (`All3.m_str`), with unique keys and
+// with 500 keys written twice: decode alone, decode plus one iteration, and
+// decode plus 100 look-ups, for prost (its `HashMap`) and quarry (reused
+// arena). Left out of the gate's build, which measures quarry's decoders
+// on the samples and their variants.
+macro_rules! map_cases {
+    ($name:ident, $body:expr) => {
+        #[library_benchmark]
+        #[bench::unique(args = ("unique"), setup = warm_map)]
+        #[bench::dup(args = ("dup"), setup = warm_map)]
+        fn $name(input: (Arena, &'static pc::MapInput)) -> Arena {
+            let (mut arena, m) = input;
+            black_box(($body)(&mut arena, m));
+            arena
+        }
+    };
+}
+
+map_cases!(map_prost_decode, |_: &mut Arena, m| pc::prost_map_decode(m));
+map_cases!(map_prost_iter, |_: &mut Arena, m| pc::prost_map_iter(m));
+map_cases!(map_prost_get, |_: &mut Arena, m| pc::prost_map_get(m));
+map_cases!(map_quarry_decode, pc::quarry_map_decode);
+map_cases!(map_quarry_iter, pc::quarry_map_iter);
+map_cases!(map_quarry_get, pc::quarry_map_get);
+
+library_benchmark_group!(
+    name = proto_map;
+    benchmarks = map_prost_decode, map_prost_iter, map_prost_get, map_quarry_decode, map_quarry_iter, map_quarry_get
+);
+
+#[cfg(not(feature = "gate"))]
+main!(
+    library_benchmark_groups = proto_decode,
+    proto_encode,
+    proto_map
+);
+#[cfg(feature = "gate")]
 main!(library_benchmark_groups = proto_decode, proto_encode);

@@ -21,7 +21,7 @@ use prost::Message as _;
 use quarry::Arena;
 use quarry_proto_tests::samples::{self, Root, Sample};
 use quarry_proto_tests::variants::{self, Variant};
-use quarry_proto_tests::{pb, wa};
+use quarry_proto_tests::{pb, views, wa};
 #[cfg(feature = "buffa")]
 use waproto::buffa;
 #[cfg(feature = "buffa")]
@@ -231,4 +231,121 @@ pub fn quarry_encode(e: &Encodable) -> usize {
         Roots::Message(v) => v.encode_to_vec(),
         Roots::HistorySync(v) => v.encode_to_vec(),
     })
+}
+
+/// The map inputs: `All3` (test3.proto) with 1,000 `m_str` entries
+/// (`map<string, string>`, keys `key00000`… and 8-byte values), written
+/// one entry after another in a fixed scrambled order (no hash order, so
+/// every run reads the same bytes): `unique` with 1,000 keys, `dup` with
+/// 500 keys written twice each (the later entry wins).
+pub struct MapInput {
+    pub name: &'static str,
+    pub bytes: Vec<u8>,
+    /// Keys [`quarry_map_get`] and [`prost_map_get`] look up: 100 spread
+    /// over the map, every tenth absent.
+    pub probes: Vec<String>,
+}
+
+/// Entries in a map input.
+pub const MAP_ENTRIES: usize = 1000;
+/// Look-ups per [`quarry_map_get`] and [`prost_map_get`] call.
+pub const MAP_PROBES: usize = 100;
+
+/// The map inputs, built once.
+pub fn map_inputs() -> &'static [MapInput] {
+    static M: OnceLock<Vec<MapInput>> = OnceLock::new();
+    M.get_or_init(|| {
+        let build = |name: &'static str, keys: usize| {
+            let mut bytes = Vec::new();
+            for i in 0..MAP_ENTRIES {
+                // 7919 is prime to 1,000: a permutation of 0..1000.
+                let k = (i * 7919 % MAP_ENTRIES) % keys;
+                let entry = pb::test3::All3 {
+                    m_str: std::collections::HashMap::from([(
+                        format!("key{k:05}"),
+                        format!("val{i:05}"),
+                    )]),
+                    ..Default::default()
+                };
+                bytes.extend(entry.encode_to_vec());
+            }
+            let probes = (0..MAP_PROBES)
+                .map(|p| {
+                    let k = p * 37 % keys;
+                    if p % 10 == 9 {
+                        format!("nokey{k:05}")
+                    } else {
+                        format!("key{k:05}")
+                    }
+                })
+                .collect();
+            MapInput {
+                name,
+                bytes,
+                probes,
+            }
+        };
+        vec![build("unique", MAP_ENTRIES), build("dup", MAP_ENTRIES / 2)]
+    })
+}
+
+/// The map input named `name`.
+pub fn map_input(name: &str) -> &'static MapInput {
+    map_inputs()
+        .iter()
+        .find(|m| m.name == name)
+        .expect("known map input")
+}
+
+/// prost: decode into its `HashMap`, then drop.
+pub fn prost_map_decode(m: &MapInput) -> usize {
+    black_box(pb::test3::All3::decode(m.bytes.as_slice()).unwrap())
+        .m_str
+        .len()
+}
+
+/// prost: decode, then iterate the map once.
+pub fn prost_map_iter(m: &MapInput) -> usize {
+    let msg = pb::test3::All3::decode(m.bytes.as_slice()).unwrap();
+    msg.m_str.iter().map(|(k, v)| k.len() ^ v.len()).sum()
+}
+
+/// prost: decode, then look up every probe.
+pub fn prost_map_get(m: &MapInput) -> usize {
+    let msg = pb::test3::All3::decode(m.bytes.as_slice()).unwrap();
+    m.probes
+        .iter()
+        .map(|p| msg.m_str.get(black_box(p.as_str())).map_or(0, String::len))
+        .sum()
+}
+
+/// quarry: decode into a reused arena, then reset.
+pub fn quarry_map_decode(arena: &mut Arena, m: &MapInput) -> usize {
+    let n = views::All3View::decode(arena, &m.bytes)
+        .unwrap()
+        .m_str()
+        .len();
+    arena.reset();
+    black_box(n)
+}
+
+/// quarry: decode into a reused arena, iterate the map once, reset.
+pub fn quarry_map_iter(arena: &mut Arena, m: &MapInput) -> usize {
+    let v = views::All3View::decode(arena, &m.bytes).unwrap();
+    let n = v.m_str().map(|(k, v)| k.len() ^ v.len()).sum();
+    arena.reset();
+    n
+}
+
+/// quarry: decode into a reused arena, look up every probe, reset.
+pub fn quarry_map_get(arena: &mut Arena, m: &MapInput) -> usize {
+    let v = views::All3View::decode(arena, &m.bytes).unwrap();
+    let map = v.m_str();
+    let n = m
+        .probes
+        .iter()
+        .map(|p| map.get(black_box(p.as_str())).map_or(0, str::len))
+        .sum();
+    arena.reset();
+    n
 }

@@ -56,7 +56,26 @@ struct Measured {
     enc_ns: Table,
     enc_ir: Table,
     enc_alloc: Vec<AllocRow>,
+    /// (map input, bench) → value, for the map benches (`MAP_BENCHES`).
+    map_ns: Table,
+    map_ir: Table,
 }
+
+/// The map inputs of `proto_iai` and `proto_criterion` (1,000 entries of
+/// `All3.m_str`: unique keys, and 500 keys written twice).
+const MAP_INPUTS: [&str; 2] = ["unique", "dup"];
+/// The map benches, as criterion names them in group `proto_map_<input>`
+/// (`proto_iai` puts `map_` in front).
+const MAP_BENCHES: [&str; 6] = [
+    "prost_decode",
+    "prost_iter",
+    "prost_get",
+    "quarry_decode",
+    "quarry_iter",
+    "quarry_get",
+];
+/// Look-ups in one `*_get` bench.
+const MAP_PROBES: f64 = 100.0;
 
 fn run() -> Result<(), String> {
     let no_run = std::env::args().any(|a| a == "--no-run");
@@ -106,6 +125,22 @@ fn run() -> Result<(), String> {
             enc_ir.insert((s.name, enc), *count as f64);
         }
     }
+    let mut map_ns = Table::new();
+    let mut map_ir = Table::new();
+    for input in MAP_INPUTS {
+        for bench in MAP_BENCHES {
+            let group = format!("proto_map_{input}");
+            map_ns.insert(
+                (input, bench),
+                outputs::criterion_median_ns(&target_dir, &group, bench)?,
+            );
+            let key = format!("map_{bench}/{input}");
+            let count = summaries
+                .get(&key)
+                .ok_or_else(|| format!("no proto_iai result for {key} (run without --no-run)"))?;
+            map_ir.insert((input, bench), *count as f64);
+        }
+    }
     let m = Measured {
         ns,
         ir,
@@ -113,6 +148,8 @@ fn run() -> Result<(), String> {
         enc_ns,
         enc_ir,
         enc_alloc: proto::measure_encode_alloc(),
+        map_ns,
+        map_ir,
     };
     print!("{}", render(&m)?);
     Ok(())
@@ -259,6 +296,7 @@ fn render(m: &Measured) -> Result<String, String> {
 
     render_encode(&mut w, m)?;
     render_variants(&mut w, m);
+    render_maps(&mut w, m);
 
     let _ = writeln!(
         w,
@@ -417,4 +455,48 @@ fn render_variants(w: &mut String, m: &Measured) {
         );
     }
     report::write_misses(w, &misses);
+/// The map table: a 1,000-entry map decoded, iterated once and looked up,
+/// prost's `HashMap` beside quarry's view.
+fn render_maps(w: &mut String, m: &Measured) {
+    let _ = writeln!(
+        w,
+        "\n### Maps\n\n\
+         `All3.m_str` (`map<string, string>`) with 1,000 entries written one by one in a scrambled \
+         order: `unique` with 1,000 keys, `dup` with 500 keys written twice (the later entry wins). \
+         Per side: decode (prost into its `HashMap`; quarry into a reused arena, which keeps the last \
+         entry of each key), decode plus one iteration, decode plus 100 look-ups (every tenth key \
+         absent). Iteration and look-up are the difference to decode alone; quarry's `get` scans \
+         the entries, prost's hashes.\n\n\
+         | input | side | decode Ir | iteration Ir | Ir per get | decode ns | iteration ns | ns per get |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|"
+    );
+    for input in MAP_INPUTS {
+        for side in ["prost", "quarry"] {
+            let at = |t: &Table, op: &str| {
+                let key = match (side, op) {
+                    ("prost", "decode") => "prost_decode",
+                    ("prost", "iter") => "prost_iter",
+                    ("prost", _) => "prost_get",
+                    (_, "decode") => "quarry_decode",
+                    (_, "iter") => "quarry_iter",
+                    _ => "quarry_get",
+                };
+                t.get(&(input, key)).copied().unwrap_or(f64::NAN)
+            };
+            let row = |t: &Table| {
+                let decode = at(t, "decode");
+                (
+                    decode,
+                    at(t, "iter") - decode,
+                    (at(t, "get") - decode) / MAP_PROBES,
+                )
+            };
+            let (di, ii, gi) = row(&m.map_ir);
+            let (dn, in_, gn) = row(&m.map_ns);
+            let _ = writeln!(
+                w,
+                "| {input} | {side} | {di:.0} | {ii:.0} | {gi:.0} | {dn:.0} | {in_:.0} | {gn:.1} |"
+            );
+        }
+    }
 }
