@@ -455,6 +455,8 @@ fn render_variants(w: &mut String, m: &Measured) {
         );
     }
     report::write_misses(w, &misses);
+}
+
 /// The map table: a 1,000-entry map decoded, iterated once and looked up,
 /// prost's `HashMap` beside quarry's view.
 fn render_maps(w: &mut String, m: &Measured) {
