@@ -320,3 +320,45 @@ fn encoding_into_a_buffer_with_room_allocates_nothing() {
         }
     }
 }
+
+/// A map of more than 1,024 entries with repeated keys takes its key table
+/// from the arena: a reset arena still allocates nothing, and the arena
+/// stays within `max_arena_bytes`. The map's entries are written one
+/// message at a time (protobuf appends the entries of concatenated
+/// messages), 3,000 entries over more than 1,024 keys in a scrambled
+/// order.
+#[test]
+fn a_large_map_with_repeated_keys_allocates_nothing_in_a_reset_arena() {
+    use quarry_proto_tests::pb::test2;
+    use quarry_proto_tests::views::All2View;
+    let key = |i: usize| (i.wrapping_mul(7919) ^ (i >> 3)) % 1200;
+    let keys = (0..3000)
+        .map(key)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    assert!(keys > 1024, "{keys} keys");
+    let bytes: Vec<u8> = (0..3000usize)
+        .flat_map(|i| {
+            let k = key(i);
+            prost::Message::encode_to_vec(&test2::All2 {
+                m_str_int: std::collections::HashMap::from([(format!("key{k:05}"), i as i32)]),
+                ..Default::default()
+            })
+        })
+        .collect();
+    let mut arena = Arena::new();
+    let first = All2View::decode(&arena, &bytes).unwrap();
+    assert_eq!(first.m_str_int().len(), keys);
+    arena.reset();
+    let (made, len) = quarry_testkit::count_allocs(|| {
+        All2View::decode(&arena, &bytes).unwrap().m_str_int().len()
+    });
+    assert_eq!((made, len), (0, keys));
+    let stats = arena.stats();
+    let used = stats.allocated_bytes - stats.free_in_current_chunk;
+    assert!(
+        used <= quarry_proto::max_arena_bytes(bytes.len()),
+        "{used} B for {} input bytes",
+        bytes.len()
+    );
+}

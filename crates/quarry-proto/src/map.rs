@@ -19,6 +19,8 @@
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
+use quarry::{BoundedAlloc, DecodeError};
+
 use crate::record::{Messages, Record, Slot};
 use crate::table::{Kind, MessageTable};
 
@@ -77,32 +79,39 @@ const STACK_ENTRIES: usize = 1024;
 /// Small maps compare their keys pair by pair, keys in strictly increasing
 /// order (what a sorted map writes) are unique as they stand, and the rest
 /// go through an open-addressing table of positions with a per-process
-/// random seed: linear in the entries, with no allocation up to
-/// `STACK_ENTRIES` entries (a heap table of 8 to 16 bytes per entry above
-/// that, freed before the call returns).
-pub(crate) fn last_per_key<'a>(entry: &MessageTable, entries: &mut [&'a [Slot<'a>]]) -> usize {
+/// random seed: linear in the entries. Up to `STACK_ENTRIES` entries the
+/// table is on the stack; above, it takes 8 to 16 bytes per entry of
+/// `alloc`'s arena (charged to the decode's bound: an entry is two input
+/// bytes or more), so a reused arena still allocates nothing. `at` is the
+/// input offset an arena limit error reports.
+pub(crate) fn last_per_key<'a>(
+    alloc: &BoundedAlloc<'_>,
+    entry: &MessageTable,
+    entries: &mut [&'a [Slot<'a>]],
+    at: usize,
+) -> Result<usize, DecodeError> {
     let n = entries.len();
     if n < 2 {
-        return 0;
+        return Ok(0);
     }
     let reader = KeyReader::new(entry);
     if n <= PAIRWISE {
-        return keep_last(entries, |kept, slots| {
+        return Ok(keep_last(entries, |kept, slots| {
             let key = reader.key(slots);
             kept.iter().any(|e| reader.key(e) == key)
-        });
+        }));
     }
     if ascending(reader, entries) {
-        return 0;
+        return Ok(0);
     }
     let cap = n.saturating_mul(2).next_power_of_two();
     if n <= STACK_ENTRIES {
         let mut table = [0u16; 2 * STACK_ENTRIES];
         let table = table.get_mut(..cap).unwrap_or_default();
-        dedup_hashed(reader, entries, table)
+        Ok(dedup_hashed(reader, entries, table))
     } else {
-        let mut table = vec![0u32; cap];
-        dedup_hashed(reader, entries, &mut table)
+        let table = alloc.alloc_slice_fill_copy(cap, 0u32, at)?;
+        Ok(dedup_hashed(reader, entries, table))
     }
 }
 

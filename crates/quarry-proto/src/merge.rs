@@ -243,7 +243,7 @@ impl<'a> Merger<'_, 'a> {
                 // A map's entries from several records: the last of each
                 // key stays (a key is a scalar, settled already).
                 let start = if sub.map_entry {
-                    crate::map::last_per_key(sub, list)
+                    crate::map::last_per_key(self.alloc, sub, list, at)?
                 } else {
                     0
                 };

@@ -1292,7 +1292,7 @@ impl<'a> Dec<'a, '_> {
                 Some(f) if f.is_repeated() && f.kind.is_message() => {
                     elements = elements.saturating_add(run.len());
                     let list = collect_run(alloc, run, at, &[][..], Slot::as_msg)?;
-                    let list = last_per_key(self.schema, f, list);
+                    let list = last_per_key(alloc, self.schema, f, list, at)?;
                     if msg.marks & Msg::PENDING != 0 && run.iter().any(Slot::is_pending) {
                         Slot::pending_list(fi, list)
                     } else {
@@ -1664,7 +1664,7 @@ fn collect_repeated<'a>(
         }
         Kind::Message | Kind::Group => {
             let list = collect(alloc, pending, k, stop, index, at, &[][..], Slot::as_msg)?;
-            Ok(Val::Msgs(last_per_key(schema, f, list)))
+            Ok(Val::Msgs(last_per_key(alloc, schema, f, list, at)?))
         }
         _ => {
             // One packed run alone is already its array.
@@ -1709,15 +1709,17 @@ fn collect_repeated<'a>(
 /// each key when `f` is a map (see `map.rs`); other fields' as they are.
 #[inline]
 fn last_per_key<'a>(
+    alloc: &BoundedAlloc<'a>,
     schema: &'static Schema,
     f: &FieldTable,
     list: &'a mut [&'a [Slot<'a>]],
-) -> &'a [&'a [Slot<'a>]] {
+    at: usize,
+) -> Result<&'a [&'a [Slot<'a>]], DecodeError> {
     match schema.messages.get(f.sub as usize) {
         Some(entry) if entry.map_entry && list.len() > 1 => {
-            let start = crate::map::last_per_key(entry, list);
-            list.get(start..).unwrap_or_default()
+            let start = crate::map::last_per_key(alloc, entry, list, at)?;
+            Ok(list.get(start..).unwrap_or_default())
         }
-        _ => list,
+        _ => Ok(list),
     }
 }
