@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use common::quarry;
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, SerializeOptions};
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 
 /// The test schemas, where the repository keeps them.
 fn proto_dir() -> PathBuf {
@@ -64,69 +64,6 @@ fn cli(file: &str, name: &str, extra: &[&str], bytes: &[u8]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
-/// prost-reflect's canonical JSON of `msg`: default options (camelCase
-/// names, enum names, 64-bit integers as strings, default values left out).
-fn peer_json(msg: &DynamicMessage) -> serde_json::Value {
-    let mut ser = serde_json::Serializer::new(Vec::new());
-    msg.serialize_with_options(&mut ser, &SerializeOptions::new())
-        .expect("serializable");
-    serde_json::from_slice(&ser.into_inner()).expect("JSON")
-}
-
-/// The `float` fields of the test schemas and of WhatsApp's (JSON names):
-/// their values are compared as `f32`, since protobuf's printer writes a
-/// float with the digits C's `%.9g` needs and serde_json with the fewest
-/// that read back as that float; both are the same `f32`, not the same
-/// `f64`.
-const FLOAT_FIELDS: [&str; 7] = [
-    "fFloat",
-    "dFloat",
-    "rFloat",
-    "speedInMps",
-    "floatData",
-    "dimLevel",
-    "weight",
-];
-
-/// Where two JSON values first differ (`None`: equal). `float32`: numbers
-/// here are `float` field values.
-fn first_difference(
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    at: String,
-    float32: bool,
-) -> Option<String> {
-    use serde_json::Value::{Array, Number, Object};
-    match (a, b) {
-        (Object(x), Object(y)) => {
-            let keys: std::collections::BTreeSet<_> = x.keys().chain(y.keys()).collect();
-            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
-                (Some(v), Some(w)) => {
-                    let float32 = FLOAT_FIELDS.contains(&k.as_str());
-                    first_difference(v, w, format!("{at}.{k}"), float32)
-                }
-                (v, w) => Some(format!("{at}.{k}: {v:?} vs {w:?}")),
-            })
-        }
-        (Array(x), Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (v, w))| first_difference(v, w, format!("{at}[{i}]"), float32)),
-        // The same number written two ways (`0` and `0.0`, `1e300` and
-        // `1e+300`): protobuf's printer and serde_json format doubles
-        // differently, and JSON does not tell them apart.
-        (Number(x), Number(y)) if float32 => {
-            let (x, y) = (x.as_f64().map(|v| v as f32), y.as_f64().map(|v| v as f32));
-            (x != y).then(|| format!("{at}: {a} vs {b} (as float)"))
-        }
-        (Number(x), Number(y)) if x.is_f64() || y.is_f64() => {
-            (x.as_f64() != y.as_f64()).then(|| format!("{at}: {a} vs {b}"))
-        }
-        _ => (a != b).then(|| format!("{at}: {a} vs {b}")),
-    }
-}
-
 fn check(file: &str, desc: &MessageDescriptor, generated: &DynamicMessage) {
     check_bytes(file, desc, &generated.encode_to_vec());
 }
@@ -142,8 +79,8 @@ fn check_bytes(file: &str, desc: &MessageDescriptor, bytes: &[u8]) {
     let json = cli(file, name, &["--json"], bytes);
     assert!(json.ends_with('\n') && json.lines().count() == 1, "{json}");
     let ours: serde_json::Value = serde_json::from_str(&json).expect("the CLI prints JSON");
-    let peer = peer_json(msg);
-    if let Some(at) = first_difference(&ours, &peer, String::from("$"), false) {
+    let peer = random::json::peer_json(msg);
+    if let Some(at) = random::json::first_difference(&ours, &peer) {
         panic!("JSON differs at {at}\nours: {ours}\npeer: {peer}\nbytes: {bytes:02x?}");
     }
 

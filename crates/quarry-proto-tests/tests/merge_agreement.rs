@@ -49,10 +49,10 @@
 //!    re-encoding holds the unlisted values as unknown fields after the
 //!    known ones, and prost stores those in the fields, so it is the
 //!    reference's re-encoding that prost can read back to its value.)
-//!
-//! The views' JSON is not compared here: no test of this crate compares
-//! `to_json` with a peer's JSON (quarry-cli's `proto_decode.rs` does, for
-//! the CLI, on canonical input).
+//! 5. quarry's JSON of the input is prost-reflect's canonical JSON of the
+//!    reference read under the full schema (unknown fields have no JSON
+//!    form, and protobuf keeps an unlisted closed-enum value as one), up
+//!    to how the two print the same number.
 
 mod common;
 
@@ -980,6 +980,20 @@ macro_rules! merge_agreement {
                         prop_assert_eq!(&ours.to_prost(), &want);
                         let by_prost = <$prost>::decode(&ours.encode_to_vec()[..]);
                         prop_assert_eq!(by_prost.ok(), Some(want));
+                        // (5) JSON.
+                        let ours = <$view>::decode(&arena, &input).expect("read above");
+                        let json = ours.to_json().expect("quarry prints JSON");
+                        let json: serde_json::Value =
+                            serde_json::from_str(&json).expect("quarry's JSON parses");
+                        let peer = DynamicMessage::decode(schema.message($name), &reference[..])
+                            .expect("prost-reflect reads the reference");
+                        let peer = common::json::peer_json(&peer);
+                        let differs = common::json::first_difference(&json, &peer);
+                        prop_assert!(
+                            differs.is_none(),
+                            "JSON of {:02X?} differs at {:?}\nquarry {}\npeer {}",
+                            input, differs, json, peer
+                        );
                     }
                     (Err(_), Err(_)) => {}
                     (ours, theirs) => prop_assert!(

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod json;
+
 use std::collections::HashMap;
 
 use prost_reflect::{
