@@ -16,12 +16,13 @@
 //!
 //! What canonical encoders do not write is read in place too. Two members
 //! of one oneof: the displaced one is dropped when the message ends. An
-//! unknown field or an unlisted closed-enum value in a dense record: the
-//! record goes on sparse. A singular message field met more than once: its
+//! unknown field or an unlisted closed-enum value in a dense record: it
+//! is kept after the record's fields, which are copied out with it when
+//! the message ends. A singular message field met more than once: its
 //! occurrences are kept side by side and merged once the root ends (see
 //! [`merge`](crate::merge)).
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -333,20 +334,28 @@ impl<'a> Dec<'a, '_> {
     /// inline; everything else goes through out-of-line helpers.
     ///
     /// `DENSE`: the slots are the table's fields, written in place (no
-    /// scratch, no copy at the end); on anything a dense record cannot hold
-    /// (an unknown field, a closed enum's unknown value, a message field
-    /// twice) the fields read so far go to the scratch and the rest of the
-    /// message is read sparse ([`Dec::resume_sparse`]).
+    /// scratch, no copy at the end); on what a dense record cannot hold (a
+    /// message field twice, a child still to merge) the fields read so far
+    /// go to the scratch and the rest of the message is read sparse
+    /// ([`Dec::resume_sparse`]).
+    ///
+    /// `TAIL` (with `DENSE`): the dense read goes on from `from` into
+    /// `given`, the record's slots so far, after the message met an
+    /// unknown field: what the loop pushes on the scratch from `msg.base`
+    /// is the record's tail, and the record is copied with it when the
+    /// message ends ([`Dec::dense_with_tail`]). The common path checks
+    /// nothing for that: its first unknown field leaves it for this loop.
     ///
     /// A sparse message starts reading at `from` with the marks of `msg`:
     /// `start` and nothing marked, or where a dense read stopped.
     #[inline(always)]
-    fn message<const DENSE: bool>(
+    fn message<const DENSE: bool, const TAIL: bool>(
         &mut self,
         table: &'static MessageTable,
         mut msg: Msg,
         from: usize,
         end: usize,
+        given: &'a mut [Slot<'a>],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let start = msg.start;
         // The input up to the message's end: one bound for the loop and
@@ -355,7 +364,9 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(start));
         };
         let end = buf.len();
-        let dense: &'a mut [Slot<'a>] = if DENSE {
+        let dense: &'a mut [Slot<'a>] = if DENSE && TAIL {
+            given
+        } else if DENSE {
             self.dense_slots(table, start)?
         } else {
             &mut []
@@ -384,8 +395,17 @@ impl<'a> Dec<'a, '_> {
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
                         if DENSE {
-                            // An unknown field, on the scratch already.
-                            return self.resume_sparse(table, start, 1, None, dense, g.pos, end);
+                            if g.fi == UNKNOWN {
+                                // An unknown field, on the scratch already:
+                                // the record's tail.
+                                if !TAIL {
+                                    return self.resume_tail(table, msg, dense, g.pos, end);
+                                }
+                                pos = g.pos;
+                                continue;
+                            }
+                            return self
+                                .resume_sparse(table, start, msg.base, None, dense, g.pos, end);
                         }
                         pos = g.pos;
                         if g.flags & step::GATHER != 0 {
@@ -431,7 +451,7 @@ impl<'a> Dec<'a, '_> {
                         // A message field twice: its occurrences are
                         // merged, which a dense record cannot hold. Read
                         // again from its tag, sparse.
-                        return self.resume_sparse(table, start, 0, None, dense, at, end);
+                        return self.resume_sparse(table, start, msg.base, None, dense, at, end);
                     }
                     let slots = self.child(f, at, s, e)?;
                     if self.signal == 0 {
@@ -441,7 +461,15 @@ impl<'a> Dec<'a, '_> {
                         if DENSE {
                             // A dense record holds no pending slot: the
                             // rest of the message is read sparse.
-                            return self.resume_sparse(table, start, 0, Some(slot), dense, e, end);
+                            return self.resume_sparse(
+                                table,
+                                start,
+                                msg.base,
+                                Some(slot),
+                                dense,
+                                e,
+                                end,
+                            );
                         }
                         self.push(slot, at)?;
                         msg.marks |= marks;
@@ -481,19 +509,14 @@ impl<'a> Dec<'a, '_> {
                         // values of closed enums never come here: see
                         // `FieldTable::whole_entry_op`.)
                         let unknown = Slot::unknown(number << 3, span(buf, after_tag, p)?);
-                        if DENSE {
-                            return self.resume_sparse(
-                                table,
-                                start,
-                                0,
-                                Some(unknown),
-                                dense,
-                                p,
-                                end,
-                            );
+                        if !DENSE {
+                            msg.marks |= Msg::GATHER;
                         }
-                        msg.marks |= Msg::GATHER;
+                        // A dense record's tail.
                         self.push(unknown, at)?;
+                        if DENSE && !TAIL {
+                            return self.resume_tail(table, msg, dense, p, end);
+                        }
                         continue;
                     }
                     self.store::<DENSE>(dense, fi, Val::Scalar(v), at)?;
@@ -501,6 +524,9 @@ impl<'a> Dec<'a, '_> {
             }
         }
         if DENSE {
+            if TAIL {
+                return self.dense_with_tail(dense, msg.base, start);
+            }
             if self.checked {
                 let present = dense.iter().filter(|s| !s.is_absent()).count();
                 count_items(
@@ -540,6 +566,72 @@ impl<'a> Dec<'a, '_> {
         }
     }
 
+    /// Go on reading a dense record from `pos` after its first unknown
+    /// field, pushed on the scratch (see [`message`](Self::message)'s
+    /// `TAIL`).
+    #[cold]
+    #[inline(never)]
+    fn resume_tail(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        dense: &'a mut [Slot<'a>],
+        pos: usize,
+        end: usize,
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        self.message::<true, true>(table, msg, pos, end, dense)
+    }
+
+    /// A dense record whose message held unknown fields (or unlisted
+    /// closed-enum values, kept as unknown fields): they are on the
+    /// scratch from `base`, in input order, and the record is its present
+    /// fields followed by them, a sparse record like any other. The dense
+    /// slots stay behind in the arena, within the dense budget that
+    /// charged them; the copy holds one slot per field the input wrote.
+    #[cold]
+    #[inline(never)]
+    fn dense_with_tail(
+        &mut self,
+        dense: &[Slot<'a>],
+        base: usize,
+        start: usize,
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let Some(tail) = self.scratch.get(base..) else {
+            return Err(internal(start));
+        };
+        let Some(&first) = tail.first() else {
+            return Err(internal(start));
+        };
+        let present = dense.iter().filter(|s| !s.is_absent()).count();
+        let n = present.saturating_add(tail.len());
+        if self.checked {
+            count_items(
+                &mut self.items,
+                self.max_items,
+                u32::try_from(n).unwrap_or(u32::MAX),
+                start,
+            )?;
+        }
+        let slots = if self.checked {
+            self.alloc.alloc_slice_fill_copy(n, first, start)?
+        } else {
+            self.alloc.bump().alloc_slice_fill_copy(n, first)
+        };
+        let (known, unknown) = slots.split_at_mut(present);
+        let mut w = known.iter_mut();
+        for slot in dense {
+            if !slot.is_absent()
+                && let Some(out) = w.next()
+            {
+                *out = *slot;
+            }
+        }
+        unknown.copy_from_slice(tail);
+        self.scratch.truncate(base);
+        debug_assert!(record::in_decode_order(slots));
+        Ok(slots)
+    }
+
     /// Go on reading a message that started as a dense record, sparse, from
     /// `pos`: its fields read so far go on the scratch (above whatever its
     /// loop pushed there), where a sparse read would have put them. The
@@ -547,11 +639,11 @@ impl<'a> Dec<'a, '_> {
     /// resume from: two more arguments for every message's call cost the
     /// common path more than this copy of the loop costs in code.
     ///
-    /// The message started at `start`; `pushed` slots of it are on the
-    /// scratch already (an unknown field the general path read), `extra`
-    /// is one more to push (an unknown value, or a child's slot a dense
-    /// record cannot hold). The dense loop keeps no more state than that,
-    /// so the common path carries none of a sparse message's.
+    /// The message started at `start`; its scratch starts at `base`, where
+    /// the unknown fields it read so far are (its tail), and `extra` is
+    /// one more slot to push (a child's slot a dense record cannot hold).
+    /// The dense loop keeps no more state than that, so the common path
+    /// carries none of a sparse message's.
     #[cold]
     #[inline(never)]
     #[expect(clippy::too_many_arguments, reason = "where the dense read stopped")]
@@ -559,19 +651,20 @@ impl<'a> Dec<'a, '_> {
         &mut self,
         table: &'static MessageTable,
         start: usize,
-        pushed: usize,
+        base: usize,
         extra: Option<Slot<'a>>,
         dense: &[Slot<'a>],
         pos: usize,
         end: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let mut msg = Msg::new(self.scratch.len().saturating_sub(pushed), start);
+        let mut msg = Msg::new(base, start);
         // The scratch no longer starts with this message's record only.
         self.take_depth = 1;
-        // An unknown field pushed already goes after the known fields, so
-        // the slots stay in reader order and the gather needs no sort.
-        // So does `extra`: in its field's place among them, or last.
-        let unknown = if pushed > 0 { self.scratch.pop() } else { None };
+        let tail = self.scratch.len().saturating_sub(base);
+        // Reader order: the known fields (`extra` in its field's place
+        // among them, when it is one), then the unknown fields read so
+        // far, then `extra` when it is unknown. So the gather needs no
+        // sort.
         let mut rest = extra;
         for slot in dense.iter().filter(|s| !s.is_absent()) {
             if let Some(x) = rest
@@ -582,8 +675,21 @@ impl<'a> Dec<'a, '_> {
             }
             self.push(*slot, pos)?;
         }
-        for slot in [unknown, rest].into_iter().flatten() {
-            self.push(slot, pos)?;
+        if let Some(x) = rest
+            && x.word() < UNKNOWN
+        {
+            self.push(x, pos)?;
+            rest = None;
+        }
+        if tail > 0 {
+            let Some(region) = self.scratch.get_mut(base..) else {
+                return Err(internal(pos));
+            };
+            region.rotate_left(tail);
+            msg.marks |= Msg::GATHER;
+        }
+        if let Some(x) = rest {
+            self.push(x, pos)?;
         }
         if let Some(slot) = extra {
             msg.marks |= if slot.is_pending() {
@@ -592,10 +698,7 @@ impl<'a> Dec<'a, '_> {
                 Msg::GATHER
             };
         }
-        if pushed > 0 {
-            msg.marks |= Msg::GATHER;
-        }
-        self.message::<false>(table, msg, pos, end)
+        self.message::<false, false>(table, msg, pos, end, &mut [])
     }
 
     /// The slot of message field `fi` (number `number`, body `s..e`) whose
@@ -720,7 +823,7 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Option<&'a [Slot<'a>]> {
         let msg = Msg::new(self.scratch.len(), start);
-        match self.message::<DENSE>(table, msg, start, end) {
+        match self.message::<DENSE, false>(table, msg, start, end, &mut []) {
             Ok(slots) => Some(slots),
             Err(e) => {
                 self.error = Some(e);
