@@ -5,9 +5,10 @@
 //! cargo run -p quarry-benches --bin iai_gate -- update  # rewrite the baselines
 //! ```
 //!
-//! Runs each gated iai-callgrind bench target (`cargo bench -p
-//! quarry-benches --bench <target> -- --save-summary=json`), reads the
-//! instruction counts of its `quarry_*` benches from the summaries, and
+//! Runs the gated iai-callgrind bench targets from one release build
+//! (`cargo bench -p quarry-benches --features gate,nostr,proto --bench
+//! <target>... -- --save-summary=json`), reads the instruction counts of
+//! each target's `quarry_*` benches from the summaries, and
 //! compares them with `benches/baselines/<target>.json`. Exits 1 when a
 //! count rose more than the file's `max_increase_pct`, or a bench is missing
 //! or new; 2 when something could not be run or read. `--no-run` reuses the
@@ -21,14 +22,13 @@ use std::time::SystemTime;
 use quarry_benches::gate::{self, Baseline};
 use quarry_benches::outputs;
 
-/// iai-callgrind bench targets under the gate, each with the cargo feature
-/// of `quarry-benches` it needs (none for WhatsApp's, whose peer is always
-/// built), so each release build compiles one format's peers only.
-const GATED: [(&str, Option<&str>); 3] = [
-    ("wa_iai", None),
-    ("nostr_iai", Some("nostr")),
-    ("proto_iai", Some("proto")),
-];
+/// iai-callgrind bench targets under the gate.
+const GATED: [&str; 3] = ["wa_iai", "nostr_iai", "proto_iai"];
+/// The features of `quarry-benches` the gate builds with: `gate` (quarry's
+/// benches only) and the formats whose benches need one. One release
+/// build serves the three bench targets (a build per format would
+/// compile the quarry crates and the shared dependencies three times).
+const FEATURES: &str = "gate,nostr,proto";
 /// Only quarry's own benches are gated; the `gate` feature of
 /// `quarry-benches` leaves the peers' out of the run (the runner's name
 /// filter selects whole bench files, not functions).
@@ -66,16 +66,18 @@ fn run(update: bool, no_run: bool) -> Result<bool, String> {
     // Taken before the first baseline is rewritten: a rewritten file makes
     // the tree dirty, and the later files would be labelled "+uncommitted".
     let commit = commit(&root);
-    let mut passed = true;
-    for (bench, feature) in GATED {
-        let since = if no_run {
-            SystemTime::UNIX_EPOCH
-        } else {
-            let start = SystemTime::now();
+    let since = if no_run {
+        SystemTime::UNIX_EPOCH
+    } else {
+        let start = SystemTime::now();
+        for bench in GATED {
             outputs::clear_iai_outputs(&target, "quarry-benches", bench)?;
-            run_bench(bench, feature)?;
-            start
-        };
+        }
+        run_benches()?;
+        start
+    };
+    let mut passed = true;
+    for bench in GATED {
         let measured = outputs::read_iai_summaries(&target, "quarry-benches", bench, since)?;
         if measured.is_empty() {
             return Err(format!(
@@ -153,7 +155,7 @@ fn check_runner() -> Result<(), String> {
     }
 }
 
-fn run_bench(bench: &str, feature: Option<&str>) -> Result<(), String> {
+fn run_benches() -> Result<(), String> {
     let mut cargo = outputs::cargo();
     cargo.args([
         "bench",
@@ -161,27 +163,27 @@ fn run_bench(bench: &str, feature: Option<&str>) -> Result<(), String> {
         "-p",
         "quarry-benches",
         "--no-default-features",
+        "--features",
+        FEATURES,
     ]);
-    // `gate` leaves the peers' benches out: the gate reads quarry's only.
-    let features = match feature {
-        Some(feature) => format!("gate,{feature}"),
-        None => "gate".to_owned(),
-    };
-    cargo.args(["--features", &features]);
+    for bench in GATED {
+        cargo.args(["--bench", bench]);
+    }
     let status = cargo
-        .args(["--bench", bench, "--", "--save-summary=json"])
-        // Without debuginfo the release builds are quicker (CI makes three,
-        // one per format, from scratch). Callgrind still names functions from
-        // the symbol table. Code generation differs slightly from the
-        // `bench` profile's, so counts can differ from docs/BENCHMARKS.md by
-        // a percent or two, and the baselines are taken the same way.
+        .args(["--", "--save-summary=json"])
+        // Without debuginfo the release build is quicker (CI makes it from
+        // scratch). Callgrind still names functions from the symbol table.
+        // Code generation differs slightly from the `bench` profile's, so
+        // counts can differ from docs/BENCHMARKS.md by a percent or two,
+        // and the baselines are taken the same way.
         .env("CARGO_PROFILE_BENCH_DEBUG", "false")
         .status()
         .map_err(|e| format!("cannot run cargo bench: {e}"))?;
     if !status.success() {
         return Err(format!(
-            "cargo bench --bench {bench} failed ({status}); if the runner reported a version \
-             mismatch: cargo install --locked --force iai-callgrind-runner --version {RUNNER_VERSION}"
+            "cargo bench ({}) failed ({status}); if the runner reported a version \
+             mismatch: cargo install --locked --force iai-callgrind-runner --version {RUNNER_VERSION}",
+            GATED.join(", ")
         ));
     }
     Ok(())
