@@ -50,6 +50,16 @@ struct Merger<'s, 'a> {
     at: usize,
 }
 
+/// True if `slots` is a dense record of `table`: slot `i` holds field `i`,
+/// present or absent.
+fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
+    slots.len() == table.fields.len()
+        && slots
+            .iter()
+            .enumerate()
+            .all(|(i, s)| s.word() as usize == i)
+}
+
 /// True if `slots` holds occurrences to merge: a known field twice, or a
 /// pending slot.
 fn unsettled(slots: &[Slot<'_>]) -> bool {
@@ -94,6 +104,12 @@ impl<'a> Merger<'_, 'a> {
         {
             return self.settle_in_place(table, one);
         }
+        if table.dense
+            && let [_, _, ..] = recs
+            && recs.iter().all(|r| dense_record(table, r))
+        {
+            return self.merge_dense(table, recs);
+        }
         let at = self.at;
         // Every present slot, record after record, with its record's index.
         let total = recs
@@ -112,10 +128,15 @@ impl<'a> Merger<'_, 'a> {
             self.drop_displaced(table, &mut all)?;
         }
         // By field, then record, then position: input order within a field.
+        // One record is in that order already (see `in_decode_order`).
         let perm = self
             .alloc
             .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
-        perm.sort_unstable_by_key(|&i| (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i));
+        if recs.len() > 1 {
+            perm.sort_unstable_by_key(|&i| {
+                (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i)
+            });
+        }
         let slot_at = |k: usize| -> Option<&Slot<'a>> {
             perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| s.0)
         };
@@ -156,6 +177,55 @@ impl<'a> Merger<'_, 'a> {
             k = stop;
         }
         let out = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// Several dense records of `table` (slot `i` holds field `i`, see
+    /// [`dense_record`]) merged into one: each field's last occurrence, or
+    /// for a message field its occurrences merged. A dense table has no
+    /// repeated field, no oneof and no unknown slot in a dense record, so
+    /// nothing needs sorting.
+    fn merge_dense(
+        &self,
+        table: &'static MessageTable,
+        recs: &[&'a [Slot<'a>]],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let at = self.at;
+        let Some(&last) = recs.last() else {
+            return Err(internal(at));
+        };
+        let out = self.alloc.alloc_slice_copy(last, at)?;
+        let field = |r: &&'a [Slot<'a>], i: usize| r.get(i).copied();
+        for (i, (slot, f)) in out.iter_mut().zip(table.fields).enumerate() {
+            if f.kind.is_message() {
+                let present = |r: &&'a [Slot<'a>]| field(r, i).and_then(|s| s.as_msg());
+                let count = recs.iter().filter_map(present).count();
+                let single = recs
+                    .iter()
+                    .filter_map(|r| field(r, i))
+                    .find(|s| s.as_msg().is_some());
+                match single {
+                    Some(one) if count == 1 && !one.is_pending() => *slot = one,
+                    Some(_) => {
+                        let occurrences = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
+                        for (o, m) in occurrences.iter_mut().zip(recs.iter().filter_map(present)) {
+                            *o = m;
+                        }
+                        let fi = u32::try_from(i).map_err(|_| internal(at))?;
+                        *slot = Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
+                    }
+                    None => {}
+                }
+            } else if let Some(s) = recs
+                .iter()
+                .rev()
+                .filter_map(|r| field(r, i))
+                .find(|s| !s.is_absent())
+            {
+                *slot = s;
+            }
+        }
         debug_assert!(record::in_reader_order(out));
         Ok(out)
     }

@@ -335,16 +335,17 @@ impl<'a> Dec<'a, '_> {
     ///
     /// `DENSE`: the slots are the table's fields, written in place (no
     /// scratch, no copy at the end); on what a dense record cannot hold (a
-    /// message field twice, a child still to merge) the fields read so far
-    /// go to the scratch and the rest of the message is read sparse
-    /// ([`Dec::resume_sparse`]).
+    /// message field twice) the fields read so far go to the scratch and
+    /// the rest of the message is read sparse ([`Dec::resume_sparse`]). A
+    /// child still to merge keeps its slot (marked pending).
     ///
     /// `TAIL` (with `DENSE`): the dense read goes on from `from` into
     /// `given`, the record's slots so far, after the message met an
-    /// unknown field: what the loop pushes on the scratch from `msg.base`
-    /// is the record's tail, and the record is copied with it when the
-    /// message ends ([`Dec::dense_with_tail`]). The common path checks
-    /// nothing for that: its first unknown field leaves it for this loop.
+    /// unknown field or a child still to merge: what the loop pushes on
+    /// the scratch from `msg.base` is the record's tail, and the record is
+    /// copied with it when the message ends ([`Dec::dense_with_tail`]).
+    /// The common path checks nothing for that: its first unknown field or
+    /// pending child leaves it for this loop.
     ///
     /// A sparse message starts reading at `from` with the marks of `msg`:
     /// `start` and nothing marked, or where a dense read stopped.
@@ -404,8 +405,7 @@ impl<'a> Dec<'a, '_> {
                                 pos = g.pos;
                                 continue;
                             }
-                            return self
-                                .resume_sparse(table, start, msg.base, None, dense, g.pos, end);
+                            return self.resume_sparse(table, start, msg.base, dense, g.pos, end);
                         }
                         pos = g.pos;
                         if g.flags & step::GATHER != 0 {
@@ -451,25 +451,30 @@ impl<'a> Dec<'a, '_> {
                         // A message field twice: its occurrences are
                         // merged, which a dense record cannot hold. Read
                         // again from its tag, sparse.
-                        return self.resume_sparse(table, start, msg.base, None, dense, at, end);
+                        return self.resume_sparse(table, start, msg.base, dense, at, end);
                     }
                     let slots = self.child(f, at, s, e)?;
                     if self.signal == 0 {
                         self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
                     } else {
                         let (slot, marks) = self.signalled(fi, at, slots)?;
+                        if DENSE && slot.is_pending() {
+                            // A pending child keeps its place in a dense
+                            // record; the rest is read by the loop that
+                            // ends in `dense_with_tail`, which tells the
+                            // parent. (Dense tables have no map field,
+                            // whose rejected entry is the other signal.)
+                            match dense.get_mut(fi as usize) {
+                                Some(held) => *held = slot,
+                                None => return Err(internal(at)),
+                            }
+                            if !TAIL {
+                                return self.resume_pending(table, msg, dense, pos, end);
+                            }
+                            continue;
+                        }
                         if DENSE {
-                            // A dense record holds no pending slot: the
-                            // rest of the message is read sparse.
-                            return self.resume_sparse(
-                                table,
-                                start,
-                                msg.base,
-                                Some(slot),
-                                dense,
-                                e,
-                                end,
-                            );
+                            return Err(internal(at));
                         }
                         self.push(slot, at)?;
                         msg.marks |= marks;
@@ -567,8 +572,8 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// Go on reading a dense record from `pos` after its first unknown
-    /// field, pushed on the scratch (see [`message`](Self::message)'s
-    /// `TAIL`).
+    /// field, pushed on the scratch, or its first pending child (see
+    /// [`message`](Self::message)'s `TAIL`).
     #[cold]
     #[inline(never)]
     fn resume_tail(
@@ -582,27 +587,61 @@ impl<'a> Dec<'a, '_> {
         self.message::<true, true>(table, msg, pos, end, dense)
     }
 
+    /// [`resume_tail`](Self::resume_tail) after a pending child, which the
+    /// record's parent learns of here. (The common loop keeps no mark for
+    /// it: one more live word there cost every decode.)
+    #[cold]
+    #[inline(never)]
+    fn resume_pending(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        dense: &'a mut [Slot<'a>],
+        pos: usize,
+        end: usize,
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let slots = self.resume_tail(table, msg, dense, pos, end)?;
+        self.signal |= signal::PENDING;
+        Ok(slots)
+    }
+
     /// A dense record whose message held unknown fields (or unlisted
     /// closed-enum values, kept as unknown fields): they are on the
     /// scratch from `base`, in input order, and the record is its present
     /// fields followed by them, a sparse record like any other. The dense
     /// slots stay behind in the arena, within the dense budget that
     /// charged them; the copy holds one slot per field the input wrote.
+    /// Without unknown fields (the loop came here for a pending child),
+    /// the dense record itself. A pending child met after an unknown field
+    /// is told to the parent here.
     #[cold]
     #[inline(never)]
     fn dense_with_tail(
         &mut self,
-        dense: &[Slot<'a>],
+        dense: &'a [Slot<'a>],
         base: usize,
         start: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let Some(tail) = self.scratch.get(base..) else {
             return Err(internal(start));
         };
-        let Some(&first) = tail.first() else {
-            return Err(internal(start));
-        };
         let present = dense.iter().filter(|s| !s.is_absent()).count();
+        let Some(&first) = tail.first() else {
+            // No unknown field, only a pending child (see
+            // `resume_pending`): the dense record.
+            if self.checked {
+                count_items(
+                    &mut self.items,
+                    self.max_items,
+                    u32::try_from(present).unwrap_or(u32::MAX),
+                    start,
+                )?;
+            }
+            return Ok(dense);
+        };
+        if dense.iter().any(Slot::is_pending) {
+            self.signal |= signal::PENDING;
+        }
         let n = present.saturating_add(tail.len());
         if self.checked {
             count_items(
@@ -640,19 +679,16 @@ impl<'a> Dec<'a, '_> {
     /// common path more than this copy of the loop costs in code.
     ///
     /// The message started at `start`; its scratch starts at `base`, where
-    /// the unknown fields it read so far are (its tail), and `extra` is
-    /// one more slot to push (a child's slot a dense record cannot hold).
-    /// The dense loop keeps no more state than that, so the common path
-    /// carries none of a sparse message's.
+    /// the unknown fields it read so far are (its tail). The dense loop
+    /// keeps no more state than that, so the common path carries none of a
+    /// sparse message's.
     #[cold]
     #[inline(never)]
-    #[expect(clippy::too_many_arguments, reason = "where the dense read stopped")]
     fn resume_sparse(
         &mut self,
         table: &'static MessageTable,
         start: usize,
         base: usize,
-        extra: Option<Slot<'a>>,
         dense: &[Slot<'a>],
         pos: usize,
         end: usize,
@@ -661,25 +697,13 @@ impl<'a> Dec<'a, '_> {
         // The scratch no longer starts with this message's record only.
         self.take_depth = 1;
         let tail = self.scratch.len().saturating_sub(base);
-        // Reader order: the known fields (`extra` in its field's place
-        // among them, when it is one), then the unknown fields read so
-        // far, then `extra` when it is unknown. So the gather needs no
-        // sort.
-        let mut rest = extra;
+        // Reader order: the known fields, then the unknown fields read so
+        // far. So the gather needs no sort.
         for slot in dense.iter().filter(|s| !s.is_absent()) {
-            if let Some(x) = rest
-                && x.word() < slot.word()
-            {
-                self.push(x, pos)?;
-                rest = None;
+            if slot.is_pending() {
+                msg.marks |= Msg::PENDING;
             }
             self.push(*slot, pos)?;
-        }
-        if let Some(x) = rest
-            && x.word() < UNKNOWN
-        {
-            self.push(x, pos)?;
-            rest = None;
         }
         if tail > 0 {
             let Some(region) = self.scratch.get_mut(base..) else {
@@ -687,16 +711,6 @@ impl<'a> Dec<'a, '_> {
             };
             region.rotate_left(tail);
             msg.marks |= Msg::GATHER;
-        }
-        if let Some(x) = rest {
-            self.push(x, pos)?;
-        }
-        if let Some(slot) = extra {
-            msg.marks |= if slot.is_pending() {
-                Msg::PENDING
-            } else {
-                Msg::GATHER
-            };
         }
         self.message::<false, false>(table, msg, pos, end, &mut [])
     }
