@@ -777,9 +777,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     }
                     self.charge(4, data_at)?;
                     let chars: &'a [u8; 4] = self.bump.alloc([a[0], a[1], b[0], b[1]]);
-                    return Ok(packed::ascii_text(
-                        chars.get(..if odd { 3 } else { 4 }).unwrap_or_default(),
-                    ));
+                    let chars = chars.get(..if odd { 3 } else { 4 }).unwrap_or_default();
+                    // SAFETY: `a` and `b` are pair-table entries, neither
+                    // INVALID (checked just above), so all four are ASCII.
+                    return Ok(unsafe { packed::ascii_text(chars) });
                 }
                 _ => {}
             }
@@ -823,7 +824,9 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let chars = chars
             .get(..chars.len().saturating_sub(usize::from(odd)))
             .unwrap_or_default();
-        Ok(packed::ascii_text(chars))
+        // SAFETY: `expand` filled every pair from a pair table and found no
+        // INVALID one, so every character is ASCII.
+        Ok(unsafe { packed::ascii_text(chars) })
     }
 
     /// Packed data of at most `N` bytes, expanded into `[[u8; 2]; N]`.
@@ -847,9 +850,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let (size, len) = (2 * N, 2 * bytes.len() - usize::from(odd));
         self.charge(size, start)?;
         let pairs: &'a [[u8; 2]; N] = self.bump.alloc(pairs);
-        Ok(packed::ascii_text(
-            pairs.as_flattened().get(..len).unwrap_or_default(),
-        ))
+        let chars = pairs.as_flattened().get(..len).unwrap_or_default();
+        // SAFETY: `expand` filled the first `bytes.len()` pairs from a pair
+        // table and found no INVALID one; `len` covers no more than those.
+        // The pairs past them are zeros, also ASCII.
+        Ok(unsafe { packed::ascii_text(chars) })
     }
 
     /// `byte`, just read, cannot start a string.
