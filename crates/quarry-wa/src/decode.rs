@@ -250,6 +250,14 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         // A child list may be pushed while the stack holds fewer ancestors
         // than this (the root is depth 0).
         let max_stack = (options.max_depth as usize).saturating_sub(1);
+        if options.max_depth == 0 {
+            // The root itself stands at depth 0, which 0 already rejects.
+            let offset = self.pos;
+            return Err(self.fail(DecodeError::DepthLimit {
+                offset,
+                limit: options.max_depth,
+            }));
+        }
         // The frame being filled lives in `cur`; `stack` holds its
         // ancestors. The stack is only allocated when a child list
         // appears, and grows by doubling (each growth charged to the

@@ -55,6 +55,43 @@ fn depth_at_the_limit_decodes_and_one_past_fails() {
     ));
 }
 
+/// The small limits, 0 included: `max_depth` n accepts nodes at depths
+/// 0..n-1 and rejects the first node at depth n, so 0 rejects the root.
+#[test]
+fn depth_boundary_at_zero_one_and_two() {
+    for max_depth in [0u32, 1, 2] {
+        let d = common::decoder_with(|o| o.max_depth = max_depth);
+        let n = max_depth as usize;
+        if n > 0 {
+            assert_eq!(
+                run(&d, &common::nested_messages(n)),
+                Ok(()),
+                "max_depth {max_depth}: a node at depth {} decodes",
+                n - 1
+            );
+        }
+        // The node at depth n starts after n five-byte levels.
+        assert_eq!(
+            run(&d, &common::nested_messages(n + 1)),
+            Err(DecodeError::DepthLimit {
+                offset: 5 * n,
+                limit: max_depth
+            }),
+            "max_depth {max_depth}: a node at depth {n} is rejected"
+        );
+    }
+    // Compressed frames and owned stanzas go through the same decoder.
+    let d = common::decoder_with(|o| o.max_depth = 0);
+    let arena = Arena::new();
+    assert!(matches!(
+        d.decode_frame(
+            &arena,
+            &common::compressed_frame(&common::nested_messages(1))
+        ),
+        Err(DecodeError::DepthLimit { limit: 0, .. })
+    ));
+}
+
 #[test]
 fn an_empty_child_list_adds_no_depth() {
     // <message><message/></message> whose inner node has an empty list: no
