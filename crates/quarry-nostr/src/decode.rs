@@ -305,7 +305,7 @@ impl<'a, 's> Dec<'a, 's> {
                         created_at = self.r.u64("created_at must be an integer in 0..2^64")?
                     }
                     KIND => kind = self.kind()?,
-                    TAGS => tags = self.tags()?,
+                    TAGS => tags = self.tags(depth + 1)?,
                     CONTENT => {
                         let at = self.r.pos;
                         content = self.r.string(self.alloc)?;
@@ -376,16 +376,18 @@ impl<'a, 's> Dec<'a, 's> {
     }
 
     /// The tags array; `pos` at its `[` (checked).
+    /// The tags array, at nesting depth `depth` (each tag one deeper).
     #[expect(
         clippy::arithmetic_side_effects,
         clippy::indexing_slicing,
-        reason = "rem <= input.len(), so the capacities and their byte sizes fit (and are charged before allocating); pos moves past peeked bytes; a tag pushed at least one element, so elems[first] exists and n >= 1"
+        reason = "rem <= input.len(), so the capacities and their byte sizes fit (and are charged before allocating); pos moves past peeked bytes; a tag pushed at least one element, so elems[first] exists and n >= 1; depth is 2 or 3"
     )]
-    fn tags(&mut self) -> Result<Parsed<'a>, DecodeError> {
+    fn tags(&mut self, depth: u32) -> Result<Parsed<'a>, DecodeError> {
         let start = self.r.pos;
         if self.r.peek() != Some(b'[') {
             return Err(self.r.err("tags must be an array"));
         }
+        self.depth_check(depth)?;
         self.r.pos += 1;
         // Capacities from the bytes left: an element takes at least 3
         // (`"",`), a tag at least 5 (`[""],`), so neither table grows.
@@ -416,6 +418,7 @@ impl<'a, 's> Dec<'a, 's> {
                 if self.r.peek() != Some(b'[') {
                     return Err(self.r.err("a tag must be an array of strings"));
                 }
+                self.depth_check(depth + 1)?;
                 self.r.pos += 1;
                 let first = elems.len();
                 loop {

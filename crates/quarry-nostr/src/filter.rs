@@ -465,6 +465,7 @@ impl<'a> Dec<'a, '_> {
         if self.r.peek() != Some(b'{') {
             return Err(self.r.err("expected a filter object"));
         }
+        self.depth_check(2)?;
         self.r.pos += 1;
         let mut rec = FilterRec::default();
         let mut seen = 0u16;
@@ -586,7 +587,8 @@ impl<'a> Dec<'a, '_> {
         Ok(rec)
     }
 
-    /// A JSON array whose items `item` reads; `pos` at the `[` (checked).
+    /// A JSON array (a filter's list, depth 3) whose items `item` reads;
+    /// `pos` at the `[` (checked).
     #[expect(
         clippy::arithmetic_side_effects,
         reason = "pos moves past a peeked byte"
@@ -598,6 +600,7 @@ impl<'a> Dec<'a, '_> {
         if self.r.peek() != Some(b'[') {
             return Err(self.r.err("expected an array"));
         }
+        self.depth_check(3)?;
         self.r.pos += 1;
         self.r.ws();
         if self.r.peek() == Some(b']') {

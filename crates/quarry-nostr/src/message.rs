@@ -212,6 +212,7 @@ impl<'a> Dec<'a, '_> {
         if self.r.peek() != Some(b'[') {
             return Err(self.r.err("a message must be a JSON array"));
         }
+        self.depth_check(1)?;
         self.r.pos += 1;
         self.r.ws();
         let at = self.r.pos;
@@ -400,6 +401,7 @@ impl<'a> Dec<'a, '_> {
         if self.r.peek() != Some(b'{') {
             return Err(self.r.err("expected the COUNT result object"));
         }
+        self.depth_check(2)?;
         self.r.pos += 1;
         let mut count = None;
         let mut approximate = None;

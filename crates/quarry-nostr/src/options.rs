@@ -51,13 +51,16 @@ pub enum IdCheck {
 /// Decoder settings: limits, the id check and the control-character rule.
 ///
 /// `limits.max_items` counts tags plus tag elements (plus filters and
-/// filter list entries in REQ/COUNT); `limits.max_depth` bounds nesting in
-/// members that are skipped (unknown members, extra message elements).
-/// Depth is counted as serde_json counts it: the outermost array or object
-/// (a message, or a bare event) is depth 1, and an array or object that
-/// would be at depth `max_depth` is refused, so the default of 128 leaves
-/// 127 levels, as serde_json's own limit does (rust-nostr applies it to
-/// filters only).
+/// filter list entries in REQ/COUNT); `limits.max_depth` bounds the nesting
+/// of every array and object, the message's own, its event's or filter's,
+/// tags, filter lists, and members that are skipped (unknown members,
+/// extra message elements). Depth is counted as serde_json counts it: the
+/// outermost array or object (a message, or a bare event) is depth 1, and
+/// an array or object that would be at depth `max_depth` is refused, so
+/// the default of 128 leaves 127 levels, as serde_json's own limit does
+/// (rust-nostr applies it to filters only). A bare event with tags needs
+/// at least 4 (its tags at depth 2, each tag at 3), a message carrying
+/// one 5.
 ///
 /// ```
 /// use quarry::Arena;

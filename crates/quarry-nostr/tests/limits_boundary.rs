@@ -48,8 +48,9 @@ fn event_with_nesting(levels: usize) -> (String, usize) {
 fn depth_at_the_limit_decodes_and_one_past_fails() {
     // The event object is depth 1 (serde_json's count) and the member's
     // value depth 2, so a bare event holds max_depth - 2 nested arrays;
-    // the array at depth max_depth is refused at its bracket.
-    for max_depth in [3u32, 4, 10, 128, 1000, 1024] {
+    // the array at depth max_depth is refused at its bracket. The event's
+    // tags (depth 3) need at least 4.
+    for max_depth in [4u32, 5, 10, 128, 1000, 1024] {
         let d = with(|o| o.max_depth = max_depth);
         let arena = Arena::new();
         let levels = max_depth as usize - 2;
@@ -95,9 +96,10 @@ fn skipped_values_nest_at_most_1024_levels_whatever_the_limit() {
 #[test]
 fn depth_inside_a_message_starts_one_level_down() {
     // `["EVENT","s",{...,"x":[...]}]`: the message's array is depth 1,
-    // the event depth 2, its member's value depth 3.
+    // the event depth 2, its member's value depth 3; its tags (depth 4)
+    // need at least 5.
     let arena = Arena::new();
-    for max_depth in [4u32, 5, 128] {
+    for max_depth in [5u32, 6, 128] {
         let d = with(|o| o.max_depth = max_depth);
         let levels = max_depth as usize - 3;
         let (ok, _) = event_with_nesting(levels);
@@ -415,4 +417,89 @@ proptest! {
         let used = used.unwrap();
         prop_assert!(used <= filter_bound(json.len()), "{} for {}", used, json.len());
     }
+}
+
+// ---------------------------------------------------------------------------
+// Depth at the smallest limits: every array and object counts, the
+// outermost at depth 1, and one at depth `max_depth` is refused at its
+// bracket (serde_json's count).
+
+/// A bare event (ids unchecked) whose tags are `tags`.
+fn event_with_tags(tags: &str) -> String {
+    format!(
+        r#"{{"id":"{}","pubkey":"{}","created_at":1,"kind":1,"tags":{tags},"content":"","sig":"{}"}}"#,
+        "0".repeat(64),
+        "0".repeat(64),
+        "0".repeat(128)
+    )
+}
+
+/// What decoding `json` (a bare event when it starts with `{`, a message
+/// otherwise) under `max_depth` gives: `Ok` or the depth error's offset.
+fn depth_outcome(max_depth: u32, json: &str) -> Result<(), usize> {
+    let d = with(|o| o.max_depth = max_depth);
+    let arena = Arena::new();
+    let result = if json.starts_with('{') {
+        d.decode_event(&arena, json.as_bytes()).map(|_| ())
+    } else {
+        d.decode_message(&arena, json.as_bytes()).map(|_| ())
+    };
+    match result {
+        Ok(()) => Ok(()),
+        Err(DecodeError::DepthLimit { offset, limit }) => {
+            assert_eq!(limit, max_depth, "{json}");
+            Err(offset)
+        }
+        Err(other) => panic!("max_depth {max_depth}, {json}: {other:?}"),
+    }
+}
+
+/// Where the `nth` occurrence (0-based) of `needle` starts in `json`.
+fn at(json: &str, needle: &str, nth: usize) -> usize {
+    json.match_indices(needle).nth(nth).unwrap().0
+}
+
+#[test]
+fn depth_boundary_at_zero_one_and_two_and_beyond() {
+    let eose = r#"["EOSE","s"]"#;
+    let bare = event_with_tags("[]");
+    let tagged = event_with_tags(r#"[["t","x"]]"#);
+    let req_empty = r#"["REQ","s",{}]"#;
+    let req_kinds = r#"["REQ","s",{"kinds":[1]}]"#;
+    let req_tag = r##"["REQ","s",{"#t":["a"]}]"##;
+    let count = r#"["COUNT","s",{"count":1}]"#;
+    let in_msg = format!(r#"["EVENT","s",{bare}]"#);
+    let tagged_in_msg = format!(r#"["EVENT","s",{tagged}]"#);
+    let tags_at = |json: &str| at(json, r#""tags":"#, 0) + 7;
+    // The outermost array or object is depth 1: 0 and 1 refuse it.
+    for max_depth in [0, 1] {
+        for json in [eose, &bare, req_empty, count, &in_msg] {
+            assert_eq!(depth_outcome(max_depth, json), Err(0), "{json}");
+        }
+    }
+    // 2: containers at depth 1 only.
+    assert_eq!(depth_outcome(2, eose), Ok(()));
+    assert_eq!(depth_outcome(2, &bare), Err(tags_at(&bare)));
+    assert_eq!(depth_outcome(2, req_empty), Err(at(req_empty, "{", 0)));
+    assert_eq!(depth_outcome(2, count), Err(at(count, "{", 0)));
+    assert_eq!(depth_outcome(2, &in_msg), Err(at(&in_msg, "{", 0)));
+    // 3: the event's tags array and a filter object are at depth 2; a tag,
+    // a filter's list and an event's tags in a message at depth 3.
+    assert_eq!(depth_outcome(3, &bare), Ok(()));
+    assert_eq!(depth_outcome(3, &tagged), Err(tags_at(&tagged) + 1));
+    assert_eq!(depth_outcome(3, req_empty), Ok(()));
+    assert_eq!(depth_outcome(3, count), Ok(()));
+    assert_eq!(depth_outcome(3, req_kinds), Err(at(req_kinds, "[", 1)));
+    assert_eq!(depth_outcome(3, req_tag), Err(at(req_tag, "[", 1)));
+    assert_eq!(depth_outcome(3, &in_msg), Err(tags_at(&in_msg)));
+    // 4: everything here but a tag inside an event inside a message.
+    assert_eq!(depth_outcome(4, &tagged), Ok(()));
+    assert_eq!(depth_outcome(4, req_kinds), Ok(()));
+    assert_eq!(depth_outcome(4, req_tag), Ok(()));
+    assert_eq!(depth_outcome(4, &in_msg), Ok(()));
+    assert_eq!(
+        depth_outcome(4, &tagged_in_msg),
+        Err(tags_at(&tagged_in_msg) + 1)
+    );
+    assert_eq!(depth_outcome(5, &tagged_in_msg), Ok(()));
 }
