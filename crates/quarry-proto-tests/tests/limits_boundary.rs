@@ -106,6 +106,52 @@ fn depth_at_the_limit_decodes_and_one_past_fails_for_every_small_limit() {
     }
 }
 
+/// The smallest limits, 0 included, counted as prost counts: a root's
+/// fields are at depth 0, each nested message (or group) one deeper, so
+/// `max_depth` n accepts n nested levels (the innermost message value at
+/// depth n - 1) and rejects the message value at depth n. 0 accepts only
+/// messages without a nested one.
+#[test]
+fn depth_boundary_at_zero_one_and_two() {
+    for max_depth in [0u32, 1, 2] {
+        let d = with(|o| o.max_depth = max_depth);
+        let n = max_depth as usize;
+        assert_eq!(
+            run(&d, InnerView::TABLE, &common::deep_inner(n)),
+            Ok(()),
+            "max_depth {max_depth}: {n} nested levels decode"
+        );
+        assert_eq!(
+            run(&d, InnerView::TABLE, &common::deep_inner(n + 1)),
+            Err(DecodeError::DepthLimit {
+                offset: 2 * n,
+                limit: max_depth
+            }),
+            "max_depth {max_depth}: the message value at depth {n} is rejected"
+        );
+        // Unknown groups (field 11: start 0x5B, end 0x5C) count the same:
+        // n empty groups nest, n + 1 do not.
+        let groups = |k: usize| {
+            let mut bytes = vec![0x5B; k];
+            bytes.extend(std::iter::repeat_n(0x5C, k));
+            bytes
+        };
+        assert_eq!(
+            run(&d, InnerView::TABLE, &groups(n)),
+            Ok(()),
+            "max_depth {max_depth}: {n} groups"
+        );
+        assert!(
+            matches!(
+                run(&d, InnerView::TABLE, &groups(n + 1)),
+                Err(DecodeError::DepthLimit { limit, .. }) if limit == max_depth
+            ),
+            "max_depth {max_depth}: {} groups",
+            n + 1
+        );
+    }
+}
+
 /// The decoder enters 100 levels by plain recursion; deeper input, when
 /// `max_depth` allows it, goes on in stack segments it adds as it needs
 /// them. Either way the record has every level, and a nesting bomb within

@@ -11,9 +11,12 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {
     /// Deepest nesting accepted: a value at depth `max_depth` is rejected.
-    /// Each format says where it starts counting (WhatsApp: the root node
-    /// is depth 0; Nostr: the outermost array or object is depth 1, as in
-    /// serde_json; protobuf: levels below the root, as prost counts them).
+    /// Each format says where it starts counting. WhatsApp: the root node
+    /// is depth 0, so 0 rejects every stanza. Nostr: the outermost array
+    /// or object is depth 1, as in serde_json, so 0 and 1 reject every
+    /// input. protobuf: the root's fields are depth 0 and a nested
+    /// message's (or group's) fields one deeper, as prost counts, so 0
+    /// accepts no nested message and n accepts n nested levels.
     /// Default 128 (what WhatsApp's own codec uses).
     pub max_depth: u32,
     /// Most items (nodes, attributes, tags, fields: each format says what
