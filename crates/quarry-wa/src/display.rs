@@ -2,10 +2,13 @@
 
 use std::fmt::{self, Write};
 
-use crate::node::{Content, Node};
+use crate::node::{ChildIter, Children, Content, Node};
 
-/// Renders `<tag key="value">…</tag>`, children indented by two spaces,
-/// bytes content as `<!-- N bytes: hex -->` (the first 16 bytes of it).
+/// Renders `<tag key="value">…</tag>`, children indented by two spaces
+/// per level (up to 128 levels, the default `max_depth`; deeper ones are
+/// indented as the 128th), bytes content as `<!-- N bytes: hex -->` (the first 16
+/// bytes of it). The walk keeps its own stack, so a tree of any depth
+/// renders on any thread.
 ///
 /// ```
 /// let arena = quarry::Arena::new();
@@ -15,20 +18,69 @@ use crate::node::{Content, Node};
 /// ```
 impl fmt::Display for Node<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_node(f, *self, 0)
+        // The nodes whose children are being written, with the children
+        // left to write.
+        let mut open: Vec<(Node<'_>, ChildIter<'_>)> = Vec::new();
+        let mut next = Some(*self);
+        loop {
+            if let Some(node) = next.take()
+                && let Some(children) = write_start(f, node)?
+            {
+                open.push((node, children.iter()));
+            }
+            let depth = open.len();
+            let Some((parent, children)) = open.last_mut() else {
+                return Ok(());
+            };
+            match children.next() {
+                Some(child) => {
+                    f.write_char('\n')?;
+                    indent(f, depth)?;
+                    next = Some(child);
+                }
+                None => {
+                    let parent = *parent;
+                    if !parent.children().is_empty() {
+                        f.write_char('\n')?;
+                        indent(f, depth - 1)?;
+                    }
+                    write!(f, "</{}>", Escaped(parent.tag()))?;
+                    open.pop();
+                }
+            }
+        }
     }
 }
 
 const BYTES_SHOWN: usize = 16;
 
-fn write_node(f: &mut fmt::Formatter<'_>, node: Node<'_>, depth: usize) -> fmt::Result {
+/// Deepest level whose indentation grows: past it, lines are indented as
+/// at this level (the default `max_depth`, so any tree the default decoder
+/// accepts renders in full).
+const MAX_INDENT: usize = 128;
+
+/// Two spaces per level, at most [`MAX_INDENT`] levels.
+fn indent(f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+    const SPACES: &str = match std::str::from_utf8(&[b' '; 2 * MAX_INDENT]) {
+        Ok(spaces) => spaces,
+        Err(_) => panic!("spaces are ASCII"),
+    };
+    f.write_str(SPACES.get(..2 * depth.min(MAX_INDENT)).unwrap_or_default())
+}
+
+/// Everything of `node` up to its children: the whole node when it has
+/// none, or its start tag and the children still to write.
+fn write_start<'a>(
+    f: &mut fmt::Formatter<'_>,
+    node: Node<'a>,
+) -> Result<Option<Children<'a>>, fmt::Error> {
     write!(f, "<{}", Escaped(node.tag()))?;
     for (key, value) in node.attrs().iter() {
         write!(f, " {}=\"{}\"", Escaped(key), Escaped(&value.to_string()))?;
     }
     match node.content() {
-        Content::None => f.write_str("/>"),
-        Content::Text(text) => write!(f, ">{}</{}>", Escaped(text), Escaped(node.tag())),
+        Content::None => f.write_str("/>")?,
+        Content::Text(text) => write!(f, ">{}</{}>", Escaped(text), Escaped(node.tag()))?,
         Content::Bytes(bytes) => {
             write!(f, "><!-- {} bytes: ", bytes.len())?;
             for b in bytes.iter().take(BYTES_SHOWN) {
@@ -37,26 +89,14 @@ fn write_node(f: &mut fmt::Formatter<'_>, node: Node<'_>, depth: usize) -> fmt::
             if bytes.len() > BYTES_SHOWN {
                 f.write_str("…")?;
             }
-            write!(f, " --></{}>", Escaped(node.tag()))
+            write!(f, " --></{}>", Escaped(node.tag()))?;
         }
         Content::Nodes(children) => {
             f.write_char('>')?;
-            for child in children {
-                f.write_char('\n')?;
-                for _ in 0..=depth {
-                    f.write_str("  ")?;
-                }
-                write_node(f, child, depth + 1)?;
-            }
-            if !children.is_empty() {
-                f.write_char('\n')?;
-                for _ in 0..depth {
-                    f.write_str("  ")?;
-                }
-            }
-            write!(f, "</{}>", Escaped(node.tag()))
+            return Ok(Some(children));
         }
     }
+    Ok(None)
 }
 
 struct Escaped<'s>(&'s str);

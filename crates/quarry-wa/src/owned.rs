@@ -25,7 +25,11 @@ use crate::node::{Content, Node, Value};
 /// assert_eq!(receipt.attr_str("t"), Some("1700000000"));
 /// assert_eq!(receipt.child("list").unwrap().content_bytes(), Some(&[1u8, 2, 3][..]));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Cloning, comparing and dropping walk the tree with a stack of their
+/// own, so a tree of any depth is safe on any thread; `Debug` writes at
+/// most [`DEBUG_DEPTH`](Self::DEBUG_DEPTH) levels.
+#[derive(Default, Eq)]
 pub struct OwnedNode {
     /// The tag (description). Must not be empty to be encoded.
     pub tag: String,
@@ -273,10 +277,8 @@ impl OwnedNode {
 }
 
 impl<'a> Node<'a> {
-    /// Copy this node and everything below it out of the arena.
-    ///
-    /// The recursion is as deep as the tree, which the decoder bounded by
-    /// [`DecodeOptions::max_depth`](quarry::DecodeOptions::max_depth).
+    /// Copy this node and everything below it out of the arena. The walk
+    /// keeps its own stack, so a tree of any depth converts on any thread.
     ///
     /// ```
     /// let arena = quarry::Arena::new();
@@ -286,22 +288,219 @@ impl<'a> Node<'a> {
     /// assert_eq!(owned, quarry_wa::OwnedNode::new("message").attr("type", "enc"));
     /// ```
     pub fn to_owned(self) -> OwnedNode {
-        OwnedNode {
-            tag: self.tag().to_owned(),
-            attrs: self
-                .attrs()
-                .iter()
-                .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
-                .collect(),
-            content: match self.content() {
-                Content::None => OwnedContent::None,
-                Content::Text(s) => OwnedContent::Text(s.to_owned()),
-                Content::Bytes(b) => OwnedContent::Bytes(b.to_vec()),
-                Content::Nodes(children) => {
-                    OwnedContent::Nodes(children.iter().map(Node::to_owned).collect())
+        build(self, |node| {
+            let (content, children) = match node.content() {
+                Content::None => (OwnedContent::None, None),
+                Content::Text(s) => (OwnedContent::Text(s.to_owned()), None),
+                Content::Bytes(b) => (OwnedContent::Bytes(b.to_vec()), None),
+                Content::Nodes(children) => (
+                    OwnedContent::Nodes(Vec::with_capacity(children.len())),
+                    Some(children.iter()),
+                ),
+            };
+            let shell = OwnedNode {
+                tag: node.tag().to_owned(),
+                attrs: node
+                    .attrs()
+                    .iter()
+                    .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
+                    .collect(),
+                content,
+            };
+            (shell, children)
+        })
+    }
+}
+
+/// The owned tree of `root`, built without recursion: `shallow` makes one
+/// node with its child list still empty (but for its capacity) and gives
+/// the children to build into it, if it has a child list.
+fn build<T, I: Iterator<Item = T>>(
+    root: T,
+    shallow: impl Fn(T) -> (OwnedNode, Option<I>),
+) -> OwnedNode {
+    let (node, children) = shallow(root);
+    let Some(children) = children else {
+        return node;
+    };
+    // The nodes whose child lists are being filled, with the children
+    // left to build.
+    let mut open = vec![(node, children)];
+    loop {
+        let Some((_, children)) = open.last_mut() else {
+            return OwnedNode::default();
+        };
+        let done = match children.next() {
+            Some(child) => match shallow(child) {
+                (node, Some(grandchildren)) => {
+                    open.push((node, grandchildren));
+                    continue;
                 }
+                (node, None) => node,
             },
+            None => match open.pop() {
+                Some((node, _)) => node,
+                None => return OwnedNode::default(),
+            },
+        };
+        match open.last_mut() {
+            Some((parent, _)) => {
+                if let OwnedContent::Nodes(list) = &mut parent.content {
+                    list.push(done);
+                }
+            }
+            None => return done,
         }
+    }
+}
+
+impl OwnedNode {
+    /// Levels of nodes `Debug` writes; the child lists below them are
+    /// written as their lengths.
+    pub const DEBUG_DEPTH: usize = 64;
+}
+
+impl Clone for OwnedNode {
+    fn clone(&self) -> Self {
+        build(self, |node: &OwnedNode| {
+            let (content, children) = match &node.content {
+                OwnedContent::Nodes(children) => (
+                    OwnedContent::Nodes(Vec::with_capacity(children.len())),
+                    Some(children.iter()),
+                ),
+                OwnedContent::None => (OwnedContent::None, None),
+                OwnedContent::Text(s) => (OwnedContent::Text(s.clone()), None),
+                OwnedContent::Bytes(b) => (OwnedContent::Bytes(b.clone()), None),
+            };
+            let shell = OwnedNode {
+                tag: node.tag.clone(),
+                attrs: node.attrs.clone(),
+                content,
+            };
+            (shell, children)
+        })
+    }
+}
+
+/// Equal when the tags, attributes (in order) and contents are, all the
+/// way down.
+impl PartialEq for OwnedNode {
+    fn eq(&self, other: &Self) -> bool {
+        let mut pairs = vec![(self, other)];
+        while let Some((a, b)) = pairs.pop() {
+            if a.tag != b.tag || a.attrs != b.attrs {
+                return false;
+            }
+            match (&a.content, &b.content) {
+                (OwnedContent::Nodes(x), OwnedContent::Nodes(y)) => {
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    pairs.extend(x.iter().zip(y));
+                }
+                (OwnedContent::Nodes(_), _) | (_, OwnedContent::Nodes(_)) => return false,
+                (x, y) => {
+                    if x != y {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Frees the tree one node at a time: the descendants are moved onto a
+/// flat list first, so no drop recurses.
+impl Drop for OwnedNode {
+    fn drop(&mut self) {
+        let OwnedContent::Nodes(children) = &mut self.content else {
+            return;
+        };
+        // A flat child list (most stanzas) drops as it is.
+        if !children
+            .iter()
+            .any(|c| matches!(&c.content, OwnedContent::Nodes(list) if !list.is_empty()))
+        {
+            return;
+        }
+        let mut pending = std::mem::take(children);
+        while let Some(mut node) = pending.pop() {
+            if let OwnedContent::Nodes(list) = &mut node.content {
+                pending.append(list);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for OwnedNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(
+            &DebugAt {
+                node: self,
+                depth: 0,
+            },
+            f,
+        )
+    }
+}
+
+/// A node written by `Debug` at `depth` levels below where writing began.
+struct DebugAt<'n> {
+    node: &'n OwnedNode,
+    depth: usize,
+}
+
+impl fmt::Debug for DebugAt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list;
+        let content: &dyn fmt::Debug = match &self.node.content {
+            OwnedContent::Nodes(children) => {
+                list = NodesAt {
+                    children,
+                    depth: self.depth + 1,
+                };
+                &list
+            }
+            other => other,
+        };
+        f.debug_struct("OwnedNode")
+            .field("tag", &self.node.tag)
+            .field("attrs", &self.node.attrs)
+            .field("content", content)
+            .finish()
+    }
+}
+
+/// `OwnedContent::Nodes` written by `Debug`, its nodes at `depth`.
+struct NodesAt<'n> {
+    children: &'n [OwnedNode],
+    depth: usize,
+}
+
+impl fmt::Debug for NodesAt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut tuple = f.debug_tuple("Nodes");
+        if self.depth >= OwnedNode::DEBUG_DEPTH && !self.children.is_empty() {
+            tuple.field(&format_args!("[… {} nodes]", self.children.len()));
+        } else {
+            tuple.field(&ListAt(self));
+        }
+        tuple.finish()
+    }
+}
+
+/// The nodes of a [`NodesAt`] as a list.
+struct ListAt<'l, 'n>(&'l NodesAt<'n>);
+
+impl fmt::Debug for ListAt<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.children.iter().map(|node| DebugAt {
+                node,
+                depth: self.0.depth,
+            }))
+            .finish()
     }
 }
 

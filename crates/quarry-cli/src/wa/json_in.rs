@@ -298,12 +298,14 @@ mod tests {
             content: OwnedContent::Nodes(vec![
                 OwnedNode::new("a").bytes(vec![0x00, 0xAB, 0xFF]),
                 OwnedNode {
+                    tag: "b".into(),
+                    attrs: Vec::new(),
                     content: OwnedContent::Text("hi\0".into()),
-                    ..OwnedNode::new("b")
                 },
                 OwnedNode {
+                    tag: "c".into(),
+                    attrs: Vec::new(),
                     content: OwnedContent::Nodes(vec![]),
-                    ..OwnedNode::new("c")
                 },
                 OwnedNode::new("d"),
             ]),

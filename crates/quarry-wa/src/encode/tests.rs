@@ -327,7 +327,7 @@ fn errors() {
         deep = OwnedNode::new("a").children([deep]);
     }
     assert_eq!(err(&deep), EncodeError::TooDeep { limit: MAX_DEPTH });
-    let OwnedContent::Nodes(kids) = deep.content else {
+    let OwnedContent::Nodes(kids) = &deep.content else {
         unreachable!()
     };
     assert!(encode(&kids[0]).is_ok());
@@ -340,12 +340,11 @@ fn errors() {
 #[test]
 fn the_byte_bound_covers_strings_written_longer_than_raw() {
     let key = |i: usize| format!("k{i:03}x");
-    let texts = OwnedNode::new("zz").children([OwnedNode {
-        attrs: (0..500)
-            .map(|i| (key(i), OwnedValue::Str(format!("{i}@newsletter"))))
-            .collect(),
-        ..OwnedNode::new("zz")
-    }]);
+    let mut many_texts = OwnedNode::new("zz");
+    many_texts.attrs = (0..500)
+        .map(|i| (key(i), OwnedValue::Str(format!("{i}@newsletter"))))
+        .collect();
+    let texts = OwnedNode::new("zz").children([many_texts]);
     let jids = [
         Jid::new("120363", Server::Newsletter),
         Jid::new("5511999990000", Server::Pn).with_device(7),
@@ -355,17 +354,16 @@ fn the_byte_bound_covers_strings_written_longer_than_raw() {
         Jid::new("100000123", Server::Messenger).with_device(2),
         Jid::new("", Server::Pn),
     ];
-    let structured = OwnedNode::new("zz").children([OwnedNode {
-        attrs: (0..500)
-            .map(|i| {
-                (
-                    key(i),
-                    OwnedValue::Jid(OwnedJid::from(jids[i % jids.len()])),
-                )
-            })
-            .collect(),
-        ..OwnedNode::new("zz")
-    }]);
+    let mut many_jids = OwnedNode::new("zz");
+    many_jids.attrs = (0..500)
+        .map(|i| {
+            (
+                key(i),
+                OwnedValue::Jid(OwnedJid::from(jids[i % jids.len()])),
+            )
+        })
+        .collect();
+    let structured = OwnedNode::new("zz").children([many_jids]);
     for node in [&texts, &structured] {
         let len = Encoder::new().encoded_len(node).unwrap();
         let bound = bytes_bound(node, 0);
