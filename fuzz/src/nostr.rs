@@ -82,7 +82,7 @@ pub fn check_relay(data: &[u8]) {
     let d = report();
     let fresh = Arena::new();
     let first = d.decode_relay_message(&fresh, data);
-    let bound = quarry_nostr::max_arena_bytes(data.len());
+    let bound = quarry_nostr::max_event_arena_bytes(data.len());
     let (written, measured) = arena_bytes_written(bound.saturating_add(4096), |arena| {
         d.decode_relay_message(arena, data).map(|m| seen_relay(&m))
     });
@@ -129,7 +129,7 @@ pub fn check_client(data: &[u8]) {
     let bound = if filters {
         filter_arena_bytes(data.len())
     } else {
-        quarry_nostr::max_arena_bytes(data.len())
+        quarry_nostr::max_event_arena_bytes(data.len())
     };
     let (written, measured) = arena_bytes_written(bound.saturating_add(4096), |arena| {
         d.decode_client_message(arena, data)

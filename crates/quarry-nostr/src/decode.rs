@@ -18,31 +18,42 @@ use crate::hex;
 use crate::options::{Decoder, IdCheck};
 use crate::reader::{Reader, find_special};
 
-/// Upper bound on arena bytes one decode writes per input byte, and the
-/// constant on top.
+/// Upper bound on arena bytes one decode of any input writes per input
+/// byte, and the constant on top ([`ARENA_BYTES_CONST`]): see
+/// [`max_arena_bytes`].
 ///
-/// For an event: the element table is reserved at `16` bytes per 3
-/// remaining input bytes (an element takes at least `"",`), the tag spans
-/// at `8` bytes per 5 (`[""],`), strings with escapes are copied at no more
-/// than their wire length, and the event record is a constant. That makes
-/// `16/3 + 8/5 + 1 < 8`. Messages with filters (REQ, COUNT) store at most
-/// this much per input byte too, except that many tiny filters (`{},{},…`)
-/// can use far more: a 112-byte record per 3-byte `{},`, in a table that
-/// grows by doubling. That is ~75 bytes per input byte when the table grows
-/// in place, and up to ~149 when something else is allocated between two
-/// growths (an escaped string), so every growth takes a new buffer; such
-/// messages stay within `150 x len + 1024` (docs/SECURITY.md, tested in
-/// `tests/limits_boundary.rs`). The decoder reserves [`max_arena_bytes`]
-/// up front, so only such messages can make a fresh arena allocate a second
-/// chunk.
-pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 8;
+/// Events and messages without filters stay within the much smaller
+/// [`max_event_arena_bytes`]; messages with filters (REQ, COUNT,
+/// NEG-OPEN) may not. Many tiny filters (`{},{},…`) write a 112-byte
+/// record per 3-byte `{},`, in a table that grows by doubling with every
+/// growth charged whole: under 4 records' worth per filter, and 4 x 112 / 3
+/// < 150. The constant covers the first capacity (4 entries) of each of
+/// the five filter tables and the table of tables.
+pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 150;
 /// See [`ARENA_BYTES_PER_INPUT_BYTE`].
-pub const ARENA_BYTES_CONST: usize = 512;
+pub const ARENA_BYTES_CONST: usize = 1024;
 
-/// The arena bytes reserved for decoding `input_len` bytes.
+/// Upper bound on arena bytes one decode writes per input byte for an
+/// event or a message without filters, and the constant on top
+/// ([`EVENT_ARENA_BYTES_CONST`]); what a decode reserves for any input.
+///
+/// The element table is reserved at `16` bytes per 3 remaining input bytes
+/// (an element takes at least `"",`), the tag spans at `8` bytes per 5
+/// (`[""],`), strings with escapes are copied at no more than their wire
+/// length, and the event record is a constant. That makes
+/// `16/3 + 8/5 + 1 < 8`. Messages with filters mostly stay within it too,
+/// but a message of many small filters or list entries can exceed it (up
+/// to [`max_arena_bytes`]), and only such a message can make a fresh arena
+/// allocate a second chunk.
+pub const EVENT_ARENA_BYTES_PER_INPUT_BYTE: usize = 8;
+/// See [`EVENT_ARENA_BYTES_PER_INPUT_BYTE`].
+pub const EVENT_ARENA_BYTES_CONST: usize = 512;
+
+/// The most arena bytes decoding `input_len` bytes of any input writes
+/// (all the bytes are charged against `max_arena_bytes` as well).
 ///
 /// ```
-/// assert_eq!(quarry_nostr::max_arena_bytes(100), 8 * 100 + 512);
+/// assert_eq!(quarry_nostr::max_arena_bytes(100), 150 * 100 + 1024);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
     input_len
@@ -50,10 +61,23 @@ pub const fn max_arena_bytes(input_len: usize) -> usize {
         .saturating_add(ARENA_BYTES_CONST)
 }
 
+/// The most arena bytes decoding `input_len` bytes writes when they hold
+/// an event or a message without filters; what a decode reserves up
+/// front, and what [`arena_for`] allocates.
+///
+/// ```
+/// assert_eq!(quarry_nostr::max_event_arena_bytes(100), 8 * 100 + 512);
+/// ```
+pub const fn max_event_arena_bytes(input_len: usize) -> usize {
+    input_len
+        .saturating_mul(EVENT_ARENA_BYTES_PER_INPUT_BYTE)
+        .saturating_add(EVENT_ARENA_BYTES_CONST)
+}
+
 /// A fresh arena for decoding `input` once with default limits: one
-/// allocation of [`max_arena_bytes`] bytes, made here, so the decode
+/// allocation of [`max_event_arena_bytes`] bytes, made here, so the decode
 /// allocates nothing (except for the filter-heavy messages described at
-/// [`ARENA_BYTES_PER_INPUT_BYTE`]).
+/// [`EVENT_ARENA_BYTES_PER_INPUT_BYTE`]).
 ///
 /// `Arena::new()` followed by a decode also costs one allocation, but the
 /// decode's reservation then goes through bumpalo's growth path, about 140
@@ -64,13 +88,15 @@ pub const fn max_arena_bytes(input_len: usize) -> usize {
 /// let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::doc_event());
 /// let arena = quarry_nostr::arena_for(frame.as_bytes());
 /// let reserved = arena.stats().allocated_bytes;
-/// assert!(reserved >= quarry_nostr::max_arena_bytes(frame.len()));
+/// assert!(reserved >= quarry_nostr::max_event_arena_bytes(frame.len()));
 /// let msg = quarry_nostr::decode_relay_message(&arena, frame.as_bytes()).unwrap();
 /// assert!(msg.event().is_some());
 /// assert_eq!(arena.stats().allocated_bytes, reserved);
 /// ```
 pub fn arena_for(input: &[u8]) -> Arena {
-    Arena::with_capacity(max_arena_bytes(input.len()).min(DecodeOptions::DEFAULT.max_arena_bytes))
+    Arena::with_capacity(
+        max_event_arena_bytes(input.len()).min(DecodeOptions::DEFAULT.max_arena_bytes),
+    )
 }
 
 const ID: u8 = 1;
@@ -110,7 +136,7 @@ impl<'a, 's> Dec<'a, 's> {
         input: &'a [u8],
     ) -> Result<Self, DecodeError> {
         let budget_left = alloc.limit().saturating_sub(alloc.used());
-        arena.reserve(max_arena_bytes(input.len()).min(budget_left));
+        arena.reserve(max_event_arena_bytes(input.len()).min(budget_left));
         Ok(Self {
             r: Reader::new(input, cfg.control_chars)?,
             alloc,

@@ -87,7 +87,10 @@ fn arena_for_allocates_once_and_the_decode_never() {
         let (made, arena) = quarry_testkit::count_allocs(|| quarry_nostr::arena_for(&bytes));
         assert_eq!(made, 1, "{name}: arena_for");
         let held = arena.stats().allocated_bytes;
-        assert!(held >= quarry_nostr::max_arena_bytes(bytes.len()), "{name}");
+        assert!(
+            held >= quarry_nostr::max_event_arena_bytes(bytes.len()),
+            "{name}"
+        );
         let (during, ok) =
             quarry_testkit::count_allocs(|| match decoder.decode_relay_message(&arena, &bytes) {
                 Ok(RelayMessage::Event { event, .. }) => event.tags().len() == ntags,

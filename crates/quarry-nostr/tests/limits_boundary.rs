@@ -1,8 +1,9 @@
 //! Every limit exactly at its boundary: an input at the limit decodes, one
 //! past it fails with the limit's own variant naming the limit in force;
-//! and the arena bounds hold: `8 x len + 512` (`max_arena_bytes`) for
-//! events and every message without filters, `150 x len + 1024` for
-//! messages that carry filters (REQ, COUNT, NEG-OPEN; docs/SECURITY.md).
+//! and the arena bounds hold: `8 x len + 512` (`max_event_arena_bytes`)
+//! for events and every message without filters, `150 x len + 1024`
+//! (`max_arena_bytes`) for any input, messages that carry filters (REQ,
+//! COUNT, NEG-OPEN) included (docs/SECURITY.md).
 
 mod common;
 
@@ -240,7 +241,7 @@ fn arena_budget_at_the_limit_decodes_and_one_less_fails() {
         let bound = if *client {
             filter_bound(input.len())
         } else {
-            quarry_nostr::max_arena_bytes(input.len())
+            quarry_nostr::max_event_arena_bytes(input.len())
         };
         assert!(least <= bound, "{name}: needs {least}, bound {bound}");
         let arena = Arena::new();
@@ -365,10 +366,10 @@ proptest! {
         let used = written(json.as_bytes(), false);
         prop_assert!(used.is_ok(), "{:?}", used);
         let used = used.unwrap();
-        prop_assert!(used <= quarry_nostr::max_arena_bytes(json.len()), "{} for {}", used, json.len());
+        prop_assert!(used <= quarry_nostr::max_event_arena_bytes(json.len()), "{} for {}", used, json.len());
         // Charged bytes too: the decode succeeds with the bound as budget.
         let arena = Arena::new();
-        let tight = with(|o| o.max_arena_bytes = quarry_nostr::max_arena_bytes(json.len()));
+        let tight = with(|o| o.max_arena_bytes = quarry_nostr::max_event_arena_bytes(json.len()));
         prop_assert!(tight.decode_relay_message(&arena, json.as_bytes()).is_ok());
     }
 
@@ -502,4 +503,57 @@ fn depth_boundary_at_zero_one_and_two_and_beyond() {
         Err(tags_at(&tagged_in_msg) + 1)
     );
     assert_eq!(depth_outcome(5, &tagged_in_msg), Ok(()));
+}
+
+/// Adversarial filters: many of the shortest entries each list allows
+/// (one-digit kinds, empty tag values, ids and authors), many one-entry
+/// filters, every tag letter: `quarry_nostr::max_arena_bytes`, the bound
+/// the crate exports for any input, holds for each, as the filter bound
+/// of docs/SECURITY.md does.
+#[test]
+fn the_exported_bound_holds_for_adversarial_filters() {
+    let id = "ab".repeat(32);
+    let letters: Vec<char> = ('a'..='z').chain('A'..='Z').collect();
+    let mut inputs = Vec::new();
+    for n in [1usize, 5, 9, 65, 1025, 4097] {
+        inputs.push(format!(
+            r#"["REQ","s",{{"kinds":[{}]}}]"#,
+            vec!["0"; n].join(",")
+        ));
+        inputs.push(format!(
+            r##"["REQ","s",{{"#t":[{}]}}]"##,
+            vec![r#""""#; n].join(",")
+        ));
+        inputs.push(format!(
+            r#"["REQ","s",{{"ids":[{}]}}]"#,
+            vec![format!(r#""{id}""#); n].join(",")
+        ));
+        inputs.push(format!(
+            r#"["COUNT","s",{{"authors":[{}]}}]"#,
+            vec![format!(r#""{id}""#); n].join(",")
+        ));
+        inputs.push(format!(r#"["REQ","s"{}]"#, r#",{"kinds":[0]}"#.repeat(n)));
+        inputs.push(format!(r##"["REQ","s"{}]"##, r##",{"#e":[""]}"##.repeat(n)));
+        inputs.push(format!(r#"["REQ","s"{}]"#, r#",{"limit":0}"#.repeat(n)));
+        inputs.push(tiny_filters(n));
+    }
+    let every_letter: Vec<String> = letters
+        .iter()
+        .map(|c| format!(r##""#{c}":[""]"##))
+        .collect();
+    let one = format!("{{{}}}", every_letter.join(","));
+    for n in [1usize, 5, 65, 257] {
+        inputs.push(format!(r#"["REQ","s"{}]"#, format!(",{one}").repeat(n)));
+    }
+    for input in &inputs {
+        let used = written(input.as_bytes(), true).unwrap();
+        let bound = quarry_nostr::max_arena_bytes(input.len());
+        assert!(
+            used <= bound,
+            "{used} > {bound} for {} bytes: {}",
+            input.len(),
+            &input[..input.len().min(60)]
+        );
+        assert!(used <= filter_bound(input.len()));
+    }
 }

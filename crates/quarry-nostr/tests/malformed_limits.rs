@@ -70,7 +70,7 @@ fn arena_use_stays_within_the_documented_bound() {
             ..Decoder::new()
         };
         d.decode_event(&arena, input.as_bytes()).unwrap();
-        let bound = quarry_nostr::max_arena_bytes(input.len());
+        let bound = quarry_nostr::max_event_arena_bytes(input.len());
         let st = arena.stats();
         let used = st.allocated_bytes - st.free_in_current_chunk;
         assert!(used <= bound, "{used} > {bound}");
