@@ -451,3 +451,21 @@ fn more_arena_than_the_cores_default_decodes() {
         Err(DecodeError::ArenaLimit { .. })
     ));
 }
+
+/// The defaults are safe on an open port: items and arena bytes bounded
+/// (the core's 1,000,000 and a multiple of MiB, not the input's length),
+/// and high enough that inputs of the benchmark samples' sizes (up to 160
+/// KiB) still take the decoder's unchecked path, which needs
+/// `max_items >= len` and `max_arena_bytes(len) <= max_arena_bytes`:
+/// 156 x 163,840 + 2,048 = 25,561,088 bytes, under 32 MiB.
+#[test]
+#[ignore = "DEFAULT_OPTIONS lives in crates/quarry-proto/src/decode.rs, which this change may not edit"]
+fn default_options_are_bounded_and_keep_the_unchecked_path_for_samples() {
+    let d = quarry_proto::DEFAULT_OPTIONS;
+    assert!(d.max_items <= 1_000_000, "{}", d.max_items);
+    assert!(d.max_arena_bytes <= 1 << 30, "{}", d.max_arena_bytes);
+    let sample = 160 * 1024;
+    assert!(d.max_items as usize >= sample);
+    assert!(156 * sample + 2048 <= d.max_arena_bytes);
+    assert!(d.max_arena_bytes >= 32 << 20);
+}
