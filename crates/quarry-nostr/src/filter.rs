@@ -179,8 +179,13 @@ impl<'a> Filter<'a> {
             .map(move |t| (t.letter, t.values.of(pools.values)))
     }
 
-    /// Whether `event` matches (NIP-01; `limit` and `search` are not
-    /// event conditions and are ignored). Tag conditions use the event's
+    /// Whether `event` matches. NIP-01's conditions: an id, author or kind
+    /// in its list (an empty list has no value to match, so it matches no
+    /// event), `since <= created_at <= until`, and for each `#x` list a
+    /// tag `x` whose value is in it. NIP-50's `search` as rust-nostr
+    /// matches it: the query is a substring of the content, ASCII letters
+    /// compared without case, and an empty query matches every event.
+    /// `limit` is not an event condition. Tag conditions use the event's
     /// single-letter index, so nothing is allocated.
     ///
     /// ```
@@ -197,6 +202,9 @@ impl<'a> Filter<'a> {
             || self.kinds().is_some_and(|k| !k.contains(&event.kind()))
             || self.since().is_some_and(|s| event.created_at() < s)
             || self.until().is_some_and(|u| event.created_at() > u)
+            || self
+                .search()
+                .is_some_and(|q| !contains_ignoring_ascii_case(event.content(), q))
         {
             return false;
         }
@@ -617,4 +625,15 @@ impl<'a> Dec<'a, '_> {
             }
         }
     }
+}
+
+/// Whether `query` occurs in `text`, ASCII letters compared without case
+/// (other characters byte for byte); the empty query occurs in every text.
+fn contains_ignoring_ascii_case(text: &str, query: &str) -> bool {
+    let query = query.as_bytes();
+    query.is_empty()
+        || text
+            .as_bytes()
+            .windows(query.len())
+            .any(|window| window.eq_ignore_ascii_case(query))
 }
