@@ -197,6 +197,13 @@ mod wire_forms {
     }
 
     proptest! {
+        // Miri (CI runs this file under it) interprets every case: a few
+        // there, the default number natively.
+        #![proptest_config(ProptestConfig {
+            cases: if cfg!(miri) { 8 } else { 256 },
+            ..ProptestConfig::default()
+        })]
+
         #[test]
         fn equality_and_hashing_follow_the_text((a, b) in pair()) {
             let arena = Arena::new();
