@@ -86,11 +86,17 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     let message = load(proto, parsed.option("--include"), name)?;
     let bytes = input::read(path)?;
 
+    // A file the user names is trusted input: its length alone bounds
+    // items and arena bytes, as it does for protoc and prost.
+    let decoder = quarry_proto::Decoder {
+        options: quarry_proto::input_bounded_options(bytes.len()),
+        ..quarry_proto::Decoder::new()
+    };
     if let Some(count) = repeat {
         let input = bytes.as_slice();
         let new_arena = || quarry_proto::arena_for(input);
         return repeat::run(count, mode, new_arena, |arena| {
-            quarry_proto::decode(message, arena, input).map(|rec| {
+            decoder.decode(message, arena, input).map(|rec| {
                 black_box(rec);
             })
         })
@@ -98,8 +104,9 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
     }
 
     let arena = quarry_proto::arena_for(&bytes);
-    let record =
-        quarry_proto::decode(message, &arena, &bytes).map_err(|e| Failure::decode(&e, None))?;
+    let record = decoder
+        .decode(message, &arena, &bytes)
+        .map_err(|e| Failure::decode(&e, None))?;
     let text = if parsed.flag("--json") {
         let mut json = quarry_proto::json::to_json(message, record)
             .map_err(|e| Failure::Invalid(format!("no JSON form: {e}")))?;

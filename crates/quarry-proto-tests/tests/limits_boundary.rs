@@ -402,54 +402,62 @@ proptest! {
 // ---------------------------------------------------------------------------
 // The defaults: no fixed cap on items or arena bytes, as prost has none.
 
-/// 1.2 million packed values (a 1.2 MB message, more items than the core's
-/// default of 1,000,000) decode with protobuf's defaults, as prost reads
-/// them; the core's fixed cap would refuse them at the run's tag.
+/// 1.2 million packed values (a 1.2 MB message, more items than the
+/// default 1,000,000): refused by default at the run's tag, decoded as
+/// prost reads them under `input_bounded_options`.
 #[test]
-fn more_items_than_the_cores_default_decode() {
+fn more_items_than_the_default_need_input_bounded_options() {
     const N: usize = 1_200_000;
     // `r_int32` (35, tag 0x9A 0x02), packed, N values of 1 byte.
     let mut input = vec![0x9A, 0x02];
     prost::encoding::encode_varint(N as u64, &mut input);
     input.extend(std::iter::repeat_n(0x07, N));
     let arena = Arena::new();
-    let view = All3View::decode(&arena, &input).unwrap();
-    let theirs = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
-    assert_eq!(view.r_int32().count(), N);
-    assert_eq!(theirs.r_int32.len(), N);
-    assert!(view.r_int32().all(|v| v == 7));
-    let core = with(|o| o.max_items = DecodeOptions::DEFAULT.max_items);
     assert_eq!(
-        run(&core, All3View::TABLE, &input),
+        All3View::decode(&arena, &input).map(|_| ()),
         Err(DecodeError::ItemLimit {
             offset: 0,
             limit: 1_000_000
         })
     );
+    let bounded = Decoder {
+        options: quarry_proto::input_bounded_options(input.len()),
+        reserve: Reserve::Estimate,
+    };
+    let arena = Arena::new();
+    let view = All3View::from_record(bounded.decode(All3View::TABLE, &arena, &input).unwrap());
+    let theirs = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
+    assert_eq!(view.r_int32().count(), N);
+    assert_eq!(theirs.r_int32.len(), N);
+    assert!(view.r_int32().all(|v| v == 7));
 }
 
-/// 1.5 million empty repeated messages (4.5 MB) need more than the core's
-/// default of 64 MiB of arena; with protobuf's defaults they decode, as
-/// prost reads them.
+/// 1.5 million empty repeated messages (4.5 MB) need more than the
+/// default 64 MiB of arena: refused by default, decoded as prost reads
+/// them under `input_bounded_options`.
 #[test]
-fn more_arena_than_the_cores_default_decodes() {
+fn more_arena_than_the_default_needs_input_bounded_options() {
     const N: usize = 1_500_000;
     // `r_inner` (48, tag 0x82 0x03), each an empty `Inner`.
     let input: Vec<u8> = std::iter::repeat_n([0x82, 0x03, 0x00], N)
         .flatten()
         .collect();
+    let items = with(|o| o.max_items = u32::MAX);
+    assert!(matches!(
+        run(&items, All3View::TABLE, &input),
+        Err(DecodeError::ArenaLimit { .. })
+    ));
+    let bounded = Decoder {
+        options: quarry_proto::input_bounded_options(input.len()),
+        reserve: Reserve::Estimate,
+    };
     let arena = Arena::new();
-    let view = All3View::decode(&arena, &input).unwrap();
+    let view = All3View::from_record(bounded.decode(All3View::TABLE, &arena, &input).unwrap());
     assert_eq!(view.r_inner().count(), N);
     let held = arena.stats().allocated_bytes;
     assert!(held > 64 << 20, "{held}");
     let theirs = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
     assert_eq!(theirs.r_inner.len(), N);
-    let core = with(|o| o.max_arena_bytes = DecodeOptions::DEFAULT.max_arena_bytes);
-    assert!(matches!(
-        run(&core, All3View::TABLE, &input),
-        Err(DecodeError::ArenaLimit { .. })
-    ));
 }
 
 /// The defaults are safe on an open port: items and arena bytes bounded
@@ -459,7 +467,6 @@ fn more_arena_than_the_cores_default_decodes() {
 /// `max_items >= len` and `max_arena_bytes(len) <= max_arena_bytes`:
 /// 156 x 163,840 + 2,048 = 25,561,088 bytes, under 32 MiB.
 #[test]
-#[ignore = "DEFAULT_OPTIONS lives in crates/quarry-proto/src/decode.rs, which this change may not edit"]
 fn default_options_are_bounded_and_keep_the_unchecked_path_for_samples() {
     let d = quarry_proto::DEFAULT_OPTIONS;
     assert!(d.max_items <= 1_000_000, "{}", d.max_items);

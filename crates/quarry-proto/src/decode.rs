@@ -14,27 +14,49 @@ use crate::one_pass;
 use crate::record::Record;
 use crate::table::MessageRef;
 
-/// The limits protobuf decoders use by default: a nesting limit of 100,
-/// protobuf's own, and no cap on items or arena bytes beyond what the
-/// input's length sets.
+/// The limits protobuf decoders use by default, safe for input from
+/// strangers: a nesting limit of 100 (protobuf's own), 1,000,000 items
+/// and 64 MiB of arena bytes (the core's [`DecodeOptions::DEFAULT`]).
 ///
-/// Every item takes at least two input bytes and the arena holds at most
-/// [`max_arena_bytes`] of the input's length, so both are bounded by the
-/// input already; fixed caps (the core's 1,000,000 items and 64 MiB) would
-/// refuse real messages prost and buffa read, such as a 16 MB `HistorySync`
-/// (1.2 million fields). A server that takes protobuf from strangers bounds
-/// the input's size, or sets `max_items` and `max_arena_bytes` here.
+/// Messages past these limits are refused with a limit error: a 16 MB
+/// WhatsApp `HistorySync` holds about 1.2 million fields. Decode such
+/// input, from a source the caller trusts or whose size it bounds, with
+/// [`input_bounded_options`], which lets the input's length alone bound
+/// items and arena bytes.
 ///
 /// ```
 /// assert_eq!(quarry_proto::DEFAULT_OPTIONS.max_depth, 100);
-/// assert_eq!(quarry_proto::DEFAULT_OPTIONS.max_arena_bytes, usize::MAX);
+/// assert_eq!(quarry_proto::DEFAULT_OPTIONS.max_items, 1_000_000);
+/// assert_eq!(quarry_proto::DEFAULT_OPTIONS.max_arena_bytes, 64 << 20);
 /// ```
 pub const DEFAULT_OPTIONS: DecodeOptions = DecodeOptions {
     max_depth: 100,
-    max_items: u32::MAX,
-    max_arena_bytes: usize::MAX,
     ..DecodeOptions::DEFAULT
 };
+
+/// Limits under which a decode of `input_len` bytes never fails on items
+/// or arena bytes, the depth limit of [`DEFAULT_OPTIONS`]: `max_items` the
+/// input's length (every item takes two input bytes or more) and
+/// `max_arena_bytes` [`max_arena_bytes`]`(input_len)`. What prost and
+/// buffa accept, for input whose size the caller bounds; the decoder also
+/// takes its unchecked path under them.
+///
+/// ```
+/// let o = quarry_proto::input_bounded_options(16 << 20);
+/// assert_eq!(o.max_items, 16 << 20);
+/// assert_eq!(o.max_arena_bytes, quarry_proto::max_arena_bytes(16 << 20));
+/// ```
+pub const fn input_bounded_options(input_len: usize) -> DecodeOptions {
+    DecodeOptions {
+        max_items: if input_len > u32::MAX as usize {
+            u32::MAX
+        } else {
+            input_len as u32
+        },
+        max_arena_bytes: max_arena_bytes(input_len),
+        ..DEFAULT_OPTIONS
+    }
+}
 
 /// Arena bytes one decode writes, at most, per input byte (see
 /// [`max_arena_bytes`]).

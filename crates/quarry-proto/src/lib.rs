@@ -49,7 +49,7 @@ pub mod wire;
 pub use decode::{
     ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, DEFAULT_OPTIONS, Decoder, ESTIMATE_BYTES_CONST,
     ESTIMATE_BYTES_PER_INPUT_BYTE, Reserve, arena_for, decode, decode_with, estimate_arena_bytes,
-    max_arena_bytes,
+    input_bounded_options, max_arena_bytes,
 };
 pub use encode::{encode_into, encode_to_vec, encoded_len};
 pub use map::{MapEntry, MapIter};
