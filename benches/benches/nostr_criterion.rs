@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use nostr_common as n;
-use quarry::Arena;
+use quarry_core::Arena;
 
 fn decode(c: &mut Criterion) {
     for shape in n::SHAPES {

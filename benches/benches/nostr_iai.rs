@@ -16,7 +16,7 @@ use std::hint::black_box;
 
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
 use nostr_common as n;
-use quarry::Arena;
+use quarry_core::Arena;
 
 fn input(shape: &str) -> &'static [u8] {
     let bytes: &'static [u8] = Box::leak(n::message(shape).into_boxed_slice());

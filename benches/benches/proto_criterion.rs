@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use quarry::Arena;
+use quarry_core::Arena;
 
 mod proto_common;
 use proto_common as pc;

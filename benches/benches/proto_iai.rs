@@ -19,7 +19,7 @@
 use std::hint::black_box;
 
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::samples::Sample;
 
 mod proto_common;

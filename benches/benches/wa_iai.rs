@@ -17,8 +17,8 @@
 use std::hint::black_box;
 
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
-use quarry::Arena;
 use quarry_benches::wa;
+use quarry_core::Arena;
 use quarry_wa::OwnedNode;
 use wacore_binary::node::{Node as PeerNode, NodeRef as PeerNodeRef};
 

@@ -247,7 +247,7 @@ mod tests {
                     .unwrap()
                     .encode_to_vec(),
             };
-            let arena = quarry::Arena::new();
+            let arena = quarry_core::Arena::new();
             let quarry = match s.root {
                 Root::SyncActionData => wa::SyncActionDataView::decode(&arena, want)
                     .unwrap()

@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::sync::LazyLock;
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::OwnedNode;
 use wacore_binary::builder::NodeBuilder;
 use wacore_binary::marshal::{marshal, marshal_exact, marshal_ref, unmarshal_ref};

@@ -18,7 +18,7 @@
 
 use std::cell::RefCell;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 
 pub mod nostr;
 pub mod nostr_peer;

@@ -1,6 +1,6 @@
 //! Nostr relay and client messages (NIP-01 and the NIPs quarry-nostr reads).
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_nostr::{ClientMessage, ControlChars, Decoder, Event, IdCheck, Message, RelayMessage};
 
 use crate::{arena_bytes_written, check_offset, in_reused_arena};

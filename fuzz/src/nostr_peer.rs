@@ -4,7 +4,7 @@
 
 use std::fmt::Debug;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_nostr::{Decoder, Event, IdCheck};
 
 /// The peer does not hash ids while parsing, so neither does quarry here.

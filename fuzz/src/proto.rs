@@ -1,6 +1,6 @@
 //! Protobuf messages through quarry-proto's table-driven decoder.
 
-use quarry::{Arena, BoundedAlloc};
+use quarry_core::{Arena, BoundedAlloc};
 use quarry_proto::{Decoder, MessageRef, Record};
 
 use crate::{arena_bytes_written, check_offset, in_reused_arena};

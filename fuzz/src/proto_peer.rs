@@ -9,7 +9,7 @@
 
 use std::fmt::Debug;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_proto::{MessageRef, Record};
 use quarry_proto_tests::wa::{HistorySyncView, MessageView, SyncActionDataView};
 

@@ -1,7 +1,7 @@
 //! WhatsApp binary nodes: raw node bytes and frames.
 
 use miniz_oxide::inflate::core::DecompressorOxide;
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_wa::{Content, Decoder, Node, OwnedNode, max_arena_bytes};
 
 use crate::{arena_bytes_written, check_offset, in_reused_arena};

@@ -19,7 +19,7 @@ use nostr::message::{
     ClientMessage as PeerClientMessage, RelayMessage as PeerMessage, SubscriptionId,
 };
 use nostr::types::Timestamp;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{ClientMessage, Decoder, IdCheck, RelayMessage};
 
 /// Shape names, as in the spec's table.

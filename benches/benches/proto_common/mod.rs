@@ -18,7 +18,7 @@ use buffa::Message as _;
 #[cfg(feature = "buffa")]
 use buffa::view::MessageView as _;
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::samples::{self, Root, Sample};
 use quarry_proto_tests::variants::{self, Variant};
 use quarry_proto_tests::{pb, views, wa};

@@ -18,9 +18,9 @@ use std::fmt::Write as _;
 use std::time::SystemTime;
 
 use nostr_common as n;
-use quarry::Arena;
 use quarry_benches::alloc_count::{self, CountingAlloc};
 use quarry_benches::{outputs, report};
+use quarry_core::Arena;
 use quarry_nostr::Event;
 
 #[global_allocator]

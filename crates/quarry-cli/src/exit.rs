@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use quarry::DecodeError;
+use quarry_core::DecodeError;
 
 /// Success.
 pub const EXIT_OK: u8 = 0;

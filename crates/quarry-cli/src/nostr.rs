@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::hint::black_box;
 use std::io::Write;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_nostr::{Decoder, Event, IdCheck};
 
 use crate::args::{self, Spec};

@@ -121,7 +121,7 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quarry::Arena;
+    use quarry_core::Arena;
 
     /// A schema written to a fresh directory.
     fn schema(text: &str) -> (PathBuf, String) {

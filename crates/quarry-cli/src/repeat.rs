@@ -9,7 +9,7 @@
 //! process's one-off costs, so they fall in the fixed cost that
 //! `--repeat 0` measures (see [`run`]).
 
-use quarry::Arena;
+use quarry_core::Arena;
 
 use crate::args::Parsed;
 use crate::exit::Failure;

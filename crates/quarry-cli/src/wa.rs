@@ -6,7 +6,7 @@ mod json_out;
 use std::ffi::OsString;
 use std::hint::black_box;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_wa::wire::FLAG_COMPRESSED;
 
 use crate::args::{self, Spec};

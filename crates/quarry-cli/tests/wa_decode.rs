@@ -62,7 +62,7 @@ fn reads_a_file_argument() {
 fn default_output_is_the_xml_like_display() {
     let bytes = node_bytes(&fanout());
     let out = success(&quarry(&["wa", "decode", "-"], &bytes));
-    let arena = quarry::Arena::new();
+    let arena = quarry_core::Arena::new();
     let node = quarry_wa::decode(&arena, &bytes).unwrap();
     assert_eq!(out, format!("{node}\n"));
     assert!(

@@ -3,8 +3,8 @@
 
 use std::mem::size_of;
 
-use quarry::Arena;
-use quarry::bumpalo::collections::{String as ArenaString, Vec as ArenaVec};
+use quarry_core::Arena;
+use quarry_core::bumpalo::collections::{String as ArenaString, Vec as ArenaVec};
 
 use crate::event::{Event, EventRec, TagsRepr};
 
@@ -23,7 +23,7 @@ impl<'a> Event<'a> {
     /// ([`raw`](Self::raw)) is not kept.
     ///
     /// ```
-    /// use quarry::Arena;
+    /// use quarry_core::Arena;
     ///
     /// let timeline = Arena::new();
     /// let kept = {
@@ -36,7 +36,7 @@ impl<'a> Event<'a> {
     /// }; // the input and the decode arena are gone
     /// assert_eq!(kept.tags().get(1).unwrap().name(), "p");
     /// assert_eq!(kept.id_valid(), Some(true));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn compact_into<'b>(self, arena: &'b Arena) -> Event<'b> {
         let bump = arena.bump();

@@ -1,7 +1,7 @@
 //! Conversion to and from `nostr` 0.45's owned `Event` (feature `nostr`).
 
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{Arena, DecodeError};
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{Arena, DecodeError};
 
 use crate::event::{Event, EventRec, IdState, TagSpan, TagsRepr, letter_bit};
 
@@ -10,12 +10,12 @@ impl<'a> Event<'a> {
     /// + 1 heap allocations, as rust-nostr's own parse).
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let json = quarry_nostr::doc_event();
     /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
     /// let owned = event.to_nostr();
     /// assert_eq!(owned, nostr::event::Event::from_json(json).unwrap());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn to_nostr(self) -> nostr::event::Event {
         // Decoded and converted events never hold an empty tag (both
@@ -40,12 +40,12 @@ impl<'a> Event<'a> {
     /// not checked ([`id_valid`](Self::id_valid) is `None`).
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let owned = nostr::event::Event::from_json(quarry_nostr::doc_event()).unwrap();
     /// let event = quarry_nostr::Event::from_nostr(&arena, &owned)?;
     /// assert_eq!(event.tags().len(), 2);
     /// assert!(event.verify_id());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn from_nostr(
         arena: &'a Arena,

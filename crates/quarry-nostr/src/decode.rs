@@ -9,8 +9,8 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::canonical::{self, CanonParts};
 use crate::event::{Event, EventRec, IdState, TagSpan, Tags, TagsRepr, letter_bit};
@@ -535,7 +535,7 @@ impl Decoder {
     /// an error.
     ///
     /// ```
-    /// use quarry::Arena;
+    /// use quarry_core::Arena;
     /// use quarry_nostr::{Decoder, IdCheck};
     ///
     /// let arena = Arena::new();
@@ -549,7 +549,7 @@ impl Decoder {
     /// let report = Decoder { id_check: IdCheck::Report, ..Decoder::new() };
     /// let event = report.decode_event(&arena, forged.as_bytes())?;
     /// assert_eq!(event.id_valid(), Some(false));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_event<'a>(
         &self,
@@ -568,12 +568,12 @@ impl Decoder {
 /// match).
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
 /// assert_eq!(event.kind(), 1);
 /// let err = quarry_nostr::decode_event(&arena, br#"{"kind":70000}"#).unwrap_err();
 /// assert_eq!(err.to_string(), "kind must be an integer in 0..=65535 at byte 8");
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn decode_event<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Event<'a>, DecodeError> {
     Decoder::new().decode_event(arena, input)

@@ -30,13 +30,13 @@ impl<'a> Event<'a> {
     /// (the id preimage) to `out`.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_canonical(&mut out, quarry_nostr::ControlChars::Escape);
     /// assert!(out.starts_with(b"[0,\"989c0b76"));
     /// assert!(out.ends_with(b"prison walls.\"]"));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn write_canonical(self, out: &mut Vec<u8>, control: ControlChars) {
         canonical::put_canonical(out, &self.canon_parts(), control);
@@ -52,10 +52,10 @@ impl<'a> Event<'a> {
     /// control-character rule.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
     /// assert!(event.verify_id());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn verify_id(self) -> bool {
         self.compute_id(ControlChars::Escape) == *self.id()
@@ -73,13 +73,13 @@ impl<'a> Event<'a> {
     /// more than that grows the buffer once more.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let json = quarry_nostr::doc_event();
     /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_json(&mut out);
     /// assert_eq!(out, json.as_bytes());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn write_json(self, out: &mut Vec<u8>) {
         self.put_json(out, None);
@@ -89,14 +89,14 @@ impl<'a> Event<'a> {
     /// `extra`.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_json_with(&mut out, &mut |e, out| {
     ///     out.extend_from_slice(if e.id_valid() == Some(true) { b",\"id_valid\":true" } else { b",\"id_valid\":false" })
     /// });
     /// assert!(out.ends_with(b"\"id_valid\":true}"));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn write_json_with(self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
         self.put_json(out, Some(extra));
@@ -335,13 +335,13 @@ impl ClientMessage<'_> {
     /// Append the message as compact JSON.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let json = br##"["REQ","s",{"kinds":[1],"limit":5,"#t":["nostr"]}]"##;
     /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
     /// let mut out = Vec::new();
     /// msg.write_json(&mut out);
     /// assert_eq!(out, json);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn write_json(&self, out: &mut Vec<u8>) {
         self.write_json_as(out, FilterLists::AsReceived, None);
@@ -359,13 +359,13 @@ impl ClientMessage<'_> {
     ///
     /// ```
     /// use quarry_nostr::FilterLists;
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let json = br##"["REQ","s",{"#t":["b","a","b"],"limit":5,"kinds":[7,1]}]"##;
     /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
     /// let mut out = Vec::new();
     /// msg.write_json_as(&mut out, FilterLists::Sets, None);
     /// assert_eq!(out, br##"["REQ","s",{"kinds":[1,7],"limit":5,"#t":["a","b"]}]"##);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn write_json_as(
         &self,

@@ -69,7 +69,7 @@ pub(crate) fn letter_bit(name: &str) -> u64 {
 /// A decoded Nostr event (NIP-01): a `Copy` handle into the arena.
 ///
 /// ```
-/// use quarry::Arena;
+/// use quarry_core::Arena;
 ///
 /// let json = quarry_nostr::doc_event().as_bytes();
 /// let arena = Arena::new();
@@ -80,7 +80,7 @@ pub(crate) fn letter_bit(name: &str) -> u64 {
 /// assert_eq!(event.tags().get(0).unwrap().name(), "e");
 /// assert_eq!(event.raw(), json);
 /// assert_eq!(event.id()[..2], [0x10, 0xa8]);
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct Event<'a> {
@@ -162,7 +162,7 @@ impl<'a> Event<'a> {
     /// The id as lower-case hex, on the stack.
     ///
     /// ```
-    /// # let arena = quarry::Arena::new();
+    /// # let arena = quarry_core::Arena::new();
     /// # let json = quarry_nostr::doc_event();
     /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     /// assert_eq!(&event.id_hex()[..8], b"10a841dc");
@@ -226,7 +226,7 @@ impl fmt::Debug for Event<'_> {
 /// The tags of an event.
 ///
 /// ```
-/// # let arena = quarry::Arena::new();
+/// # let arena = quarry_core::Arena::new();
 /// # let json = quarry_nostr::doc_event();
 /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
 /// let tags = event.tags();
@@ -234,7 +234,7 @@ impl fmt::Debug for Event<'_> {
 /// assert_eq!(tags.by_name("p").count(), 1);
 /// assert!(tags.has_letter(b'e'));
 /// assert_eq!(tags.letter_values(b'p').next().unwrap().len(), 64);
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct Tags<'a> {
@@ -326,7 +326,7 @@ impl<'a> Tags<'a> {
     /// identifier, `expiration`, `challenge`, …).
     ///
     /// ```
-    /// # let arena = quarry::Arena::new();
+    /// # let arena = quarry_core::Arena::new();
     /// # let json = quarry_nostr::doc_event();
     /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     /// assert_eq!(event.tags().first("e").unwrap().len(), 2);
@@ -427,7 +427,7 @@ enum TagRepr<'a> {
 /// One tag: a non-empty list of strings.
 ///
 /// ```
-/// # let arena = quarry::Arena::new();
+/// # let arena = quarry_core::Arena::new();
 /// # let json = quarry_nostr::doc_event();
 /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
 /// let p = event.tags().first("p").unwrap();

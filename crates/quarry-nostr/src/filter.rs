@@ -11,8 +11,8 @@
 
 use std::fmt;
 
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{BoundedAlloc, DecodeError};
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::canonical::{Sink, put_string, put_u64};
 use crate::decode::Dec;
@@ -63,7 +63,7 @@ pub(crate) struct FilterPools<'a> {
 /// The filters of a REQ or COUNT message.
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let json = br##"["REQ","feed",{"kinds":[1,6],"#t":["nostr"],"limit":20},{"authors":["6e468422dfb74a5738702a8823b9b28168abab8655faacb6853cd0ee15deee93"]}]"##;
 /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
 /// let quarry_nostr::ClientMessage::Req { sub_id, filters } = msg else { unreachable!() };
@@ -74,7 +74,7 @@ pub(crate) struct FilterPools<'a> {
 /// assert_eq!(f.tag_values(b't'), Some(&["nostr"][..]));
 /// assert_eq!(f.limit(), Some(20));
 /// assert_eq!(filters.get(1).unwrap().authors().unwrap().len(), 1);
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct Filters<'a> {
@@ -189,12 +189,12 @@ impl<'a> Filter<'a> {
     /// single-letter index, so nothing is allocated.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
     /// let req = br##"["REQ","s",{"kinds":[1],"#p":["bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]}]"##;
     /// let quarry_nostr::ClientMessage::Req { filters, .. } = quarry_nostr::decode_client_message(&arena, req)? else { unreachable!() };
     /// assert!(filters.get(0).unwrap().matches(event));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn matches(self, event: Event<'_>) -> bool {
         if self.ids().is_some_and(|ids| !ids.contains(event.id()))
@@ -397,7 +397,7 @@ struct Building<'a> {
 }
 
 impl<'a> Building<'a> {
-    fn new(bump: &'a quarry::bumpalo::Bump) -> Self {
+    fn new(bump: &'a quarry_core::bumpalo::Bump) -> Self {
         Self {
             recs: ArenaVec::new_in(bump),
             keys: ArenaVec::new_in(bump),

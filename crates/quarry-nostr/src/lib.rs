@@ -1,6 +1,6 @@
 //! Nostr (NIP-01) events and relay/client messages on the quarry arena.
 //!
-//! A message decodes into one [`quarry::Arena`]: the event record, one
+//! A message decodes into one [`quarry_core::Arena`]: the event record, one
 //! table holding every element of every tag, one span per tag and every
 //! string that had escapes live there; strings without escapes borrow from
 //! the input. The id is checked while decoding (the canonical serialization
@@ -9,7 +9,7 @@
 //! included.
 //!
 //! ```
-//! use quarry::Arena;
+//! use quarry_core::Arena;
 //!
 //! let mut arena = Arena::new();
 //! let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::doc_event());
@@ -21,7 +21,7 @@
 //! }
 //! drop(msg);
 //! arena.reset();
-//! # Ok::<(), quarry::DecodeError>(())
+//! # Ok::<(), quarry_core::DecodeError>(())
 //! ```
 //!
 //! What the decoder accepts and rejects, and why, is in `docs/nostr.md`.
@@ -57,7 +57,7 @@ pub use message::{
 };
 pub use options::{ControlChars, Decoder, IdCheck};
 pub use owned_message::OwnedMessage;
-pub use quarry::{Arena, DecodeError, DecodeOptions};
+pub use quarry_core::{Arena, DecodeError, DecodeOptions};
 
 /// A signed kind-1 event (two tags) used by the documentation examples;
 /// its id and signature are valid.

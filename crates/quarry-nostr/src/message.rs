@@ -9,7 +9,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::{Arena, BoundedAlloc, DecodeError};
+use quarry_core::{Arena, BoundedAlloc, DecodeError};
 
 use crate::decode::Dec;
 use crate::event::Event;
@@ -19,7 +19,7 @@ use crate::options::Decoder;
 /// A message from a relay to a client.
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let msg = quarry_nostr::decode_relay_message(&arena, br#"["CLOSED","sub1","auth-required: log in first"]"#)?;
 /// match msg {
 ///     quarry_nostr::RelayMessage::Closed { sub_id, message } => {
@@ -28,7 +28,7 @@ use crate::options::Decoder;
 ///     }
 ///     _ => unreachable!(),
 /// }
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub enum RelayMessage<'a> {
@@ -100,10 +100,10 @@ pub enum RelayMessage<'a> {
 /// A message from a client to a relay.
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let msg = quarry_nostr::decode_client_message(&arena, br#"["CLOSE","sub1"]"#)?;
 /// assert!(matches!(msg, quarry_nostr::ClientMessage::Close { sub_id: "sub1" }));
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub enum ClientMessage<'a> {
@@ -533,14 +533,14 @@ impl Decoder {
     /// error.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let json = format!(r#"["EVENT","sub1",{}]"#, quarry_nostr::doc_event());
     /// let msg = quarry_nostr::Decoder::new().decode_relay_message(&arena, json.as_bytes())?;
     /// let quarry_nostr::RelayMessage::Event { sub_id, event } = msg else { unreachable!() };
     /// assert_eq!(sub_id, "sub1");
     /// assert_eq!(event.id_valid(), Some(true));
     /// assert_eq!(event.raw(), quarry_nostr::doc_event().as_bytes());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_relay_message<'a>(
         &self,
@@ -558,10 +558,10 @@ impl Decoder {
     /// Decode one client-to-relay message.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let msg = quarry_nostr::Decoder::new().decode_client_message(&arena, br#"["REQ","s",{"kinds":[0]}]"#)?;
     /// assert!(matches!(msg, quarry_nostr::ClientMessage::Req { sub_id: "s", .. }));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_client_message<'a>(
         &self,
@@ -581,12 +581,12 @@ impl Decoder {
     /// COUNT (an object with a `count` member means a relay's answer).
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let d = quarry_nostr::Decoder::new();
     /// assert!(matches!(d.decode_message(&arena, br#"["AUTH","challenge"]"#)?, quarry_nostr::Message::Relay(_)));
     /// assert!(matches!(d.decode_message(&arena, br#"["COUNT","s",{"kinds":[1]}]"#)?, quarry_nostr::Message::Client(_)));
     /// assert!(matches!(d.decode_message(&arena, br#"["COUNT","s",{"count":5}]"#)?, quarry_nostr::Message::Relay(_)));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_message<'a>(
         &self,

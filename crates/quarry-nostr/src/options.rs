@@ -1,6 +1,6 @@
 //! What a decode checks and how strictly.
 
-use quarry::DecodeOptions;
+use quarry_core::DecodeOptions;
 
 /// How the canonical serialization (the id preimage) writes the C0 control
 /// characters that have no short escape (U+0000-U+0007, U+000B,
@@ -43,7 +43,7 @@ pub enum IdCheck {
     /// Hash and fail the decode with [`DecodeError::Malformed`]
     /// ("event id does not match its content") on a mismatch. The default.
     ///
-    /// [`DecodeError::Malformed`]: quarry::DecodeError::Malformed
+    /// [`DecodeError::Malformed`]: quarry_core::DecodeError::Malformed
     #[default]
     Require,
 }
@@ -63,7 +63,7 @@ pub enum IdCheck {
 /// one 5.
 ///
 /// ```
-/// use quarry::Arena;
+/// use quarry_core::Arena;
 /// use quarry_nostr::{Decoder, IdCheck};
 ///
 /// let decoder = Decoder { id_check: IdCheck::Skip, ..Decoder::new() };

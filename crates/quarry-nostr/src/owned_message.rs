@@ -1,8 +1,8 @@
 //! A decoded relay or client message that owns its bytes and arena, for
 //! queues and other tasks.
 
-use quarry::bytes::Bytes;
-use quarry::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
+use quarry_core::bytes::Bytes;
+use quarry_core::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
 
 use crate::{ClientMessage, Decoder, Event, Message, RelayMessage};
 
@@ -25,11 +25,11 @@ impl Covariant for MessageRoot {
 ///
 /// Strings without escapes and the event's raw JSON still borrow from the
 /// input (now a [`Bytes`]), so owning the message copies nothing; the arena
-/// is a box of its own or one checked out of a [`quarry::ArenaPool`]
+/// is a box of its own or one checked out of a [`quarry_core::ArenaPool`]
 /// (returned when the message is dropped).
 ///
 /// ```
-/// use quarry::bytes::Bytes;
+/// use quarry_core::bytes::Bytes;
 /// use quarry_nostr::OwnedMessage;
 ///
 /// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::doc_event());
@@ -38,7 +38,7 @@ impl Covariant for MessageRoot {
 /// let event = msg.event().unwrap();
 /// assert_eq!(event.kind(), 1);
 /// assert_eq!(event.id_valid(), Some(true));
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub struct OwnedMessage {
     inner: Owned<MessageRoot>,
@@ -49,10 +49,10 @@ impl OwnedMessage {
     /// default [`Decoder`].
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let msg = quarry_nostr::OwnedMessage::decode_client(Bytes::from_static(br#"["CLOSE","s1"]"#))?;
     /// assert!(matches!(msg.client(), Some(quarry_nostr::ClientMessage::Close { sub_id: "s1" })));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_client(bytes: Bytes) -> Result<Self, DecodeError> {
         Self::decode_client_with(&Decoder::new(), MessageArena::new(), bytes)
@@ -62,10 +62,10 @@ impl OwnedMessage {
     /// default [`Decoder`].
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let msg = quarry_nostr::OwnedMessage::decode_relay(Bytes::from_static(br#"["EOSE","s1"]"#))?;
     /// assert!(matches!(msg.relay(), Some(quarry_nostr::RelayMessage::Eose { sub_id: "s1" })));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_relay(bytes: Bytes) -> Result<Self, DecodeError> {
         Self::decode_relay_with(&Decoder::new(), MessageArena::new(), bytes)
@@ -75,10 +75,10 @@ impl OwnedMessage {
     /// [`Decoder::decode_message`]) into an arena of its own.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let msg = quarry_nostr::OwnedMessage::decode(Bytes::from_static(br#"["NOTICE","hi"]"#))?;
     /// assert!(matches!(msg.get(), quarry_nostr::Message::Relay(_)));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode(bytes: Bytes) -> Result<Self, DecodeError> {
         Self::decode_with(&Decoder::new(), MessageArena::new(), bytes)
@@ -89,8 +89,8 @@ impl OwnedMessage {
     /// arena is dropped (a pooled one goes back to its pool).
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
-    /// let pool = quarry::ArenaPool::new();
+    /// # use quarry_core::bytes::Bytes;
+    /// let pool = quarry_core::ArenaPool::new();
     /// let msg = quarry_nostr::OwnedMessage::decode_client_with(
     ///     &quarry_nostr::Decoder::new(),
     ///     pool.get(),
@@ -99,7 +99,7 @@ impl OwnedMessage {
     /// assert_eq!(pool.stats().checked_out, 1);
     /// drop(msg);
     /// assert_eq!(pool.stats().pooled, 1);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_client_with(
         decoder: &Decoder,
@@ -118,14 +118,14 @@ impl OwnedMessage {
     /// [`decode_client_with`](Self::decode_client_with).
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let msg = quarry_nostr::OwnedMessage::decode_relay_with(
     ///     &quarry_nostr::Decoder::new(),
-    ///     quarry::Arena::new(),
+    ///     quarry_core::Arena::new(),
     ///     Bytes::from_static(br#"["AUTH","challenge"]"#),
     /// )?;
     /// assert!(msg.relay().is_some());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_relay_with(
         decoder: &Decoder,
@@ -143,14 +143,14 @@ impl OwnedMessage {
     /// Decode a message of either direction with `decoder` into `arena`.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let msg = quarry_nostr::OwnedMessage::decode_with(
     ///     &quarry_nostr::Decoder::new(),
-    ///     quarry::Arena::new(),
+    ///     quarry_core::Arena::new(),
     ///     Bytes::from_static(br#"["COUNT","s",{"count":5}]"#),
     /// )?;
     /// assert!(msg.relay().is_some());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_with(
         decoder: &Decoder,
@@ -193,11 +193,11 @@ impl OwnedMessage {
     /// re-encoding. Cloning the `Bytes` shares them.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let wire = Bytes::from_static(br#"["CLOSE","s1"]"#);
     /// let msg = quarry_nostr::OwnedMessage::decode_client(wire.clone())?;
     /// assert_eq!(msg.backing_bytes(), &wire);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn backing_bytes(&self) -> &Bytes {
         self.inner.backing_bytes()
@@ -209,14 +209,14 @@ impl OwnedMessage {
     /// had escapes).
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::doc_event());
     /// let msg = quarry_nostr::OwnedMessage::decode_client(Bytes::from(json))?;
     /// // The event's JSON, to store or relay as is, sharing the input.
     /// let raw = msg.slice_bytes(msg.event().unwrap().raw());
     /// assert_eq!(raw, quarry_nostr::doc_event().as_bytes());
     /// assert!(msg.backing_bytes().as_ptr_range().contains(&raw.as_ptr()));
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn slice_bytes(&self, part: &[u8]) -> Bytes {
         self.inner.slice_bytes(part)

@@ -11,8 +11,8 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::bumpalo::collections::String as ArenaString;
-use quarry::{BoundedAlloc, DecodeError};
+use quarry_core::bumpalo::collections::String as ArenaString;
+use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::options::ControlChars;
 

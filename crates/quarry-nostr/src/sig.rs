@@ -12,10 +12,10 @@ impl Event<'_> {
     /// [`IdCheck`](crate::IdCheck)) or by [`verify`](Self::verify).
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
     /// assert!(event.verify_signature());
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn verify_signature(self) -> bool {
         let Ok(pk) = XOnlyPublicKey::from_byte_array(self.pubkey()) else {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{Decoder, IdCheck, RelayMessage};
 
 #[global_allocator]

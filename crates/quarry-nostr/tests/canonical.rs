@@ -3,7 +3,7 @@
 
 mod common;
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{ControlChars, Decoder, IdCheck};
 use sha2::{Digest, Sha256};
 

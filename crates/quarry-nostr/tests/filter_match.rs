@@ -4,7 +4,7 @@
 //! written from NIP-01 and NIP-50, and from rust-nostr's documented
 //! behaviour where quarry follows it.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{ClientMessage, Decoder, Event, IdCheck};
 
 fn decoder() -> Decoder {

@@ -8,7 +8,7 @@
 mod common;
 
 use proptest::prelude::*;
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_nostr::{Decoder, IdCheck};
 
 /// The filter bound of docs/SECURITY.md: a filter record is 112 bytes for

@@ -94,7 +94,7 @@ fn upper_case_hex_is_accepted_and_the_id_still_checks() {
     let up = json
         .replace(&ev.id.to_hex(), &ev.id.to_hex().to_uppercase())
         .replace(&ev.pubkey.to_hex(), &ev.pubkey.to_hex().to_uppercase());
-    let arena = quarry::Arena::new();
+    let arena = quarry_core::Arena::new();
     let ours = quarry_nostr::decode_event(&arena, up.as_bytes()).unwrap();
     assert_eq!(ours.id(), ev.id.as_bytes());
     assert_eq!(ours.id_valid(), Some(true));
@@ -103,14 +103,14 @@ fn upper_case_hex_is_accepted_and_the_id_still_checks() {
 #[test]
 fn ok_message_event_id_must_be_hex() {
     let bad = r#"["OK","zz","#.to_string() + &"ab".repeat(31) + r#"",true,""]"#;
-    let arena = quarry::Arena::new();
+    let arena = quarry_core::Arena::new();
     let e = quarry_nostr::decode_relay_message(&arena, bad.as_bytes()).unwrap_err();
     assert_eq!(malformed(&e), ("event id must be 64 hex digits", 6));
 }
 
 #[test]
 fn tag_ids_are_decoded_only_when_they_are_64_hex_digits() {
-    let arena = quarry::Arena::new();
+    let arena = quarry_core::Arena::new();
     let json = common::valid_event();
     let ev = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     let e = ev.tags().first("e").unwrap();

@@ -6,7 +6,7 @@
 mod common;
 
 use proptest::prelude::*;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{Decoder, IdCheck};
 
 fn seeds() -> Vec<Vec<u8>> {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_nostr::Decoder;
 
 #[test]

@@ -69,7 +69,7 @@ fn extreme_valid_numbers_are_accepted() {
     // latter to 32 bits when hashing; we hash the full number).
     let keys = common::keys(3);
     let ev = common::sign(&keys, u64::MAX, 65535, &[], "max");
-    let arena = quarry::Arena::new();
+    let arena = quarry_core::Arena::new();
     let json = ev.as_json();
     let ours = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     assert_eq!((ours.kind(), ours.created_at()), (65535, u64::MAX));

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{edit, malformed, must_fail};
-use quarry::DecodeError;
+use quarry_core::DecodeError;
 
 fn content_with(raw: &str) -> (String, usize) {
     let json = common::valid_event();
@@ -99,7 +99,7 @@ fn every_valid_escape_decodes() {
     // escapes say (rust-nostr must agree; the id check then fails because
     // the id was computed for the original content, so use Report).
     let (json, _) = content_with(r#"\"\\\/\b\f\n\r\t\u0041\u00e9\u00E9\ud83e\udd80\u0000"#);
-    let arena = quarry::Arena::new();
+    let arena = quarry_core::Arena::new();
     let d = quarry_nostr::Decoder {
         id_check: quarry_nostr::IdCheck::Report,
         ..Default::default()

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{edit, malformed, must_fail};
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_nostr::{ClientMessage, RelayMessage};
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 
 fn inputs() -> Vec<Vec<u8>> {
     let mut v: Vec<Vec<u8>> = (0..common::SHAPES.len())

@@ -4,7 +4,7 @@
 
 mod common;
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{Decoder, Event};
 
 #[global_allocator]

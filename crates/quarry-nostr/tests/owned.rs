@@ -6,8 +6,8 @@ mod common;
 
 use std::sync::Mutex;
 
-use quarry::ArenaPool;
-use quarry::bytes::Bytes;
+use quarry_core::ArenaPool;
+use quarry_core::bytes::Bytes;
 use quarry_nostr::{ClientMessage, Decoder, Event, OwnedMessage, RelayMessage};
 
 /// Tests that count live heap bytes run one at a time.

@@ -7,7 +7,7 @@ mod common;
 
 use nostr::event::Event as NEvent;
 use proptest::prelude::*;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{Decoder, Event, RelayMessage};
 
 fn same_fields(ours: Event<'_>, theirs: &NEvent) {
@@ -164,7 +164,7 @@ fn every_message_kind_writes_the_peers_json() {
     /// of it, and compare the two as JSON values.
     fn writes_the_same(
         json: &str,
-        decode: impl Fn(&Arena, &[u8], &mut Vec<u8>) -> Result<(), quarry::DecodeError>,
+        decode: impl Fn(&Arena, &[u8], &mut Vec<u8>) -> Result<(), quarry_core::DecodeError>,
     ) {
         let arena = Arena::new();
         let mut out = Vec::new();

@@ -8,7 +8,7 @@
 mod common;
 
 use nostr::message::{ClientMessage as PeerClient, RelayMessage as PeerRelay};
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_nostr::{ClientMessage, Decoder, IdCheck};
 
 fn skip_ids() -> Decoder {

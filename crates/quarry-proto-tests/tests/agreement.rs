@@ -10,7 +10,7 @@ mod common;
 
 use proptest::prelude::*;
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::{pb, views, wa};
 
 macro_rules! agreement {

@@ -3,7 +3,7 @@
 //! arena makes one heap allocation (the arena's chunk, sized by the
 //! decoder's estimate), into a reset arena none.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::{Decoder, MessageRef, Reserve};
 use quarry_proto_tests::samples::{self, Root};
 use quarry_proto_tests::wa;
@@ -148,7 +148,7 @@ fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
             input = outer;
         }
         let decoder = Decoder {
-            options: quarry::DecodeOptions {
+            options: quarry_core::DecodeOptions {
                 max_depth: 1000,
                 ..quarry_proto::DEFAULT_OPTIONS
             },

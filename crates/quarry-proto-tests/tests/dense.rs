@@ -9,7 +9,7 @@
 //! reference.
 
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::{MessageTable, UnknownField};
 use quarry_proto_tests::pb::test2::{Link, Point};
 use quarry_proto_tests::views::{All2View, Color, LinkView, PointView};

@@ -12,7 +12,7 @@
 //! root ends (the merge walks the whole nesting again).
 
 use prost::Message as _;
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_proto_tests::pb;
 use quarry_proto_tests::views::{All2View, All3View, InnerView};
 

@@ -10,7 +10,7 @@
 //! comes after that point.
 
 use prost::Message as _;
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_proto_tests::views::All3View;
 use quarry_proto_tests::{pb, wa};
 

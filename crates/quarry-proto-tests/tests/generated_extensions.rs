@@ -4,7 +4,7 @@
 //! `has_` method where it has presence), reads as a declared field does,
 //! and is no longer an unknown field. Inputs are encoded by hand.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::views::{OddView, Sign};
 
 /// Declared `foo_bar` (1) = 3, then extensions in number order:

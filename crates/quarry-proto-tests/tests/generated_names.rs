@@ -8,7 +8,7 @@
 //! or another oneof has taken get a number (`PickerPickOneof2`,
 //! `ClashABOneof2`).
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::views::{
     ClashABOneof, ClashABOneof2, ClashAView, ClashView, KeywordsLoopOneof, KeywordsView,
     Option as OptionEnum, PickerPickOneof, PickerPickOneof2, PickerView, Result as ResultEnum,

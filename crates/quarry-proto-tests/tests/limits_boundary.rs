@@ -9,7 +9,7 @@ mod common;
 
 use proptest::prelude::*;
 use prost::Message as _;
-use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 use quarry_proto::{Decoder, MessageRef, Record, Reserve};
 use quarry_proto_tests::views::{All3View, InnerView};
 use quarry_proto_tests::wa;

@@ -6,7 +6,7 @@ mod common;
 
 use proptest::prelude::*;
 use prost::Message as _;
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_proto::Decoder;
 use quarry_proto_tests::samples::{self, Root};
 use quarry_proto_tests::views::{All3View, InnerView};
@@ -257,7 +257,7 @@ fn nested_groups_must_end_with_their_own_number() {
         bytes.extend([0xA4, 0x01]);
         bytes
     };
-    let options = quarry::DecodeOptions {
+    let options = quarry_core::DecodeOptions {
         max_depth: 1000,
         ..quarry_proto::DEFAULT_OPTIONS
     };

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::pb::{test2, test3};
 use quarry_proto_tests::views::{All2View, All3View};
 

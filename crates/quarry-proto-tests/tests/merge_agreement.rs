@@ -67,7 +67,7 @@ use prost_reflect::{
     DescriptorPool, DynamicMessage, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor,
     ReflectMessage, Syntax, Value,
 };
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto_tests::{pb, views, wa};
 
 /// A small deterministic generator (splitmix64).

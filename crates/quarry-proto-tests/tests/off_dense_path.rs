@@ -21,7 +21,7 @@ use std::fmt::Debug;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::UnknownField;
 use quarry_proto_tests::pb::test2::{Link, Point};
 use quarry_proto_tests::pb::test3::All3;

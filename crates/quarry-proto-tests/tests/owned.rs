@@ -4,8 +4,8 @@
 //! live heap bytes of this thread and the one it moved to).
 
 use prost::Message as _;
-use quarry::ArenaPool;
-use quarry::bytes::Bytes;
+use quarry_core::ArenaPool;
+use quarry_core::bytes::Bytes;
 use quarry_proto::OwnedRecord;
 use quarry_proto_tests::samples;
 use quarry_proto_tests::wa::MessageView;

@@ -4,7 +4,7 @@
 //! fields by number with length-delimited values shown as nested blocks
 //! when they read as fields (at most 10 levels), and groups as blocks.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::MessageRef;
 use quarry_proto_tests::views::{All3View, InnerView};
 

@@ -2,7 +2,7 @@
 //! vectors (tags worked out from the protobuf encoding spec).
 
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::UnknownField;
 use quarry_proto_tests::views::{All2ChoiceOneof, All2View, All3View, Color, Mood, NestedView};
 use quarry_proto_tests::{pb, views};

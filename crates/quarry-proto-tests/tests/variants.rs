@@ -8,7 +8,7 @@
 //! writes for the same message.
 
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::UnknownField;
 use quarry_proto_tests::pb::whatsapp as pb;
 use quarry_proto_tests::samples::{self, Root};

@@ -8,7 +8,7 @@
 //! Depth is bounded by [`DecodeOptions::max_depth`] and nothing else: past
 //! a hundred levels the recursion goes on in new stack segments.
 
-use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::one_pass;
 use crate::record::Record;
@@ -149,7 +149,7 @@ pub const fn estimate_arena_bytes(input_len: usize) -> usize {
 /// Decoder settings: limits and the arena reservation policy.
 ///
 /// ```
-/// use quarry::DecodeOptions;
+/// use quarry_core::DecodeOptions;
 /// use quarry_proto::{Decoder, Reserve};
 ///
 /// let decoder = Decoder {

@@ -2,7 +2,7 @@
 //!
 //! One non-generic decoder walks the wire format under a static
 //! per-message table ([`MessageTable`]) and writes the message into a
-//! [`quarry::Arena`]: a sorted run of slots for the fields present (sparse,
+//! [`quarry_core::Arena`]: a sorted run of slots for the fields present (sparse,
 //! so wide messages cost what they carry), strings and bytes borrowed from
 //! the input, repeated fields as exact-size arrays, unknown fields kept as
 //! raw spans. Typed views (`FooView<'a>`) are generated from `.proto` files
@@ -10,7 +10,7 @@
 //! [`json`] prints any record through its table.
 //!
 //! ```
-//! use quarry::Arena;
+//! use quarry_core::Arena;
 //! use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, Schema};
 //!
 //! static FIELDS: [FieldTable; 2] = [
@@ -27,7 +27,7 @@
 //! assert_eq!(user.scalar(0), Some(150));
 //! assert_eq!(user.str(1), Some("ada"));
 //! assert_eq!(quarry_proto::encode_to_vec(USER, user), bytes);
-//! # Ok::<(), quarry::DecodeError>(())
+//! # Ok::<(), quarry_core::DecodeError>(())
 //! ```
 
 mod decode;
@@ -54,7 +54,7 @@ pub use decode::{
 pub use encode::{encode_into, encode_to_vec, encoded_len};
 pub use map::{MapEntry, MapIter};
 pub use owned_record::OwnedRecord;
-pub use quarry::{Arena, DecodeError, DecodeOptions};
+pub use quarry_core::{Arena, DecodeError, DecodeOptions};
 pub use record::{Messages, Record, Slot, UnknownField};
 pub use table::{
     DefaultValue, EnumTable, FieldTable, Kind, Label, MessageRef, MessageTable, Schema,

@@ -19,7 +19,7 @@
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use quarry::{BoundedAlloc, DecodeError};
+use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::record::{Messages, Record, Slot};
 use crate::table::{Kind, MessageTable};

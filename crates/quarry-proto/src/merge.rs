@@ -22,8 +22,8 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{BoundedAlloc, DecodeError};
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::one_pass::{STACK_RED_ZONE, STACK_SEGMENT};
 use crate::record::{self, Slot, UNKNOWN, Val};

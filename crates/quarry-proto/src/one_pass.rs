@@ -30,8 +30,8 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::decode::max_arena_bytes;
 use crate::merge::Oneofs;
@@ -88,7 +88,7 @@ const fn absent(field: u32) -> Slot<'static> {
 
 /// The first `K` slots of [`ABSENT`], allocated in `bump`.
 #[inline(always)]
-fn absent_run<'a, const K: usize>(bump: &'a quarry::bumpalo::Bump) -> &'a mut [Slot<'a>] {
+fn absent_run<'a, const K: usize>(bump: &'a quarry_core::bumpalo::Bump) -> &'a mut [Slot<'a>] {
     match ABSENT.first_chunk::<K>() {
         Some(run) => bump.alloc(*run),
         None => &mut [],
@@ -1640,7 +1640,7 @@ fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, D
     if !utf8 {
         return Ok(Val::Bytes(bytes));
     }
-    match quarry::utf8::to_str(bytes) {
+    match quarry_core::utf8::to_str(bytes) {
         Some(text) => Ok(Val::Str(text)),
         None => Err(DecodeError::InvalidUtf8 { offset: s }),
     }

@@ -1,8 +1,8 @@
 //! A decoded protobuf message that owns its bytes and arena, for queues and
 //! other tasks.
 
-use quarry::bytes::Bytes;
-use quarry::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
+use quarry_core::bytes::Bytes;
+use quarry_core::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
 
 use crate::{Decoder, MessageRef, Record};
 
@@ -26,11 +26,11 @@ impl Covariant for RecordRoot {
 ///
 /// Strings and bytes still borrow from the input (now a [`Bytes`]), so
 /// owning the message copies nothing; the arena is a box of its own or one
-/// checked out of a [`quarry::ArenaPool`] (returned when the message is
+/// checked out of a [`quarry_core::ArenaPool`] (returned when the message is
 /// dropped). Generated views wrap the record with `FooView::from_record`.
 ///
 /// ```
-/// use quarry::bytes::Bytes;
+/// use quarry_core::bytes::Bytes;
 /// use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
 ///
 /// static FIELDS: [FieldTable; 2] = [
@@ -46,7 +46,7 @@ impl Covariant for RecordRoot {
 /// let post = std::thread::spawn(move || post).join().unwrap();
 /// assert_eq!(post.get().scalar(0), Some(7));
 /// assert_eq!(post.get().strs(1).to_vec().join(" "), "hi x");
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub struct OwnedRecord {
     message: MessageRef,
@@ -65,13 +65,13 @@ impl OwnedRecord {
     /// goes back to its pool).
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// # use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
     /// # static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit)];
     /// # static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.Id", &FIELDS, &[])];
     /// # static SCHEMA: Schema = Schema { messages: &MESSAGES, enums: &[] };
     /// # const ID: MessageRef = MessageRef::new(&SCHEMA, 0);
-    /// let pool = quarry::ArenaPool::new();
+    /// let pool = quarry_core::ArenaPool::new();
     /// let rec = OwnedRecord::decode_with(
     ///     &quarry_proto::Decoder::new(),
     ///     ID,
@@ -81,7 +81,7 @@ impl OwnedRecord {
     /// assert_eq!(pool.stats().checked_out, 1);
     /// drop(rec);
     /// assert_eq!(pool.stats().pooled, 1);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_with(
         decoder: &Decoder,
@@ -99,7 +99,7 @@ impl OwnedRecord {
     /// views wrap it with `FooView::from_record`.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// # use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
     /// # static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "name", "name", Kind::String, Label::Implicit)];
     /// # static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.User", &FIELDS, &[])];
@@ -109,7 +109,7 @@ impl OwnedRecord {
     /// let name: &str = rec.get().str(0).unwrap();
     /// // Strings borrow from the input: a zero-copy `Bytes` of one.
     /// assert_eq!(rec.slice_bytes(name.as_bytes()), "ada");
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn get(&self) -> Record<'_> {
         self.inner.get()
@@ -153,7 +153,7 @@ impl OwnedRecord {
 /// format (see [`text::fmt_debug`](crate::text::fmt_debug)).
 ///
 /// ```
-/// # use quarry::bytes::Bytes;
+/// # use quarry_core::bytes::Bytes;
 /// # use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
 /// # static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit)];
 /// # static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.Id", &FIELDS, &[])];
@@ -161,7 +161,7 @@ impl OwnedRecord {
 /// # const ID: MessageRef = MessageRef::new(&SCHEMA, 0);
 /// let rec = OwnedRecord::decode(ID, Bytes::from_static(&[0x08, 0x2A]))?;
 /// assert_eq!(format!("{rec:?}"), "demo.Id { id: 42 }");
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 impl std::fmt::Debug for OwnedRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

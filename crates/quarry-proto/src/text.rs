@@ -29,10 +29,10 @@ use crate::wire::{EGROUP, I32, I64, LEN, SGROUP, VARINT, read_tag};
 /// ];
 /// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
 /// static S: Schema = Schema { messages: &M, enums: &[] };
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x07, 0x12, 0x01, b'h'])?;
 /// assert_eq!(text::to_text(MessageRef::new(&S, 0), rec), "id: 7\nname: \"h\"\n");
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
     let mut out = String::new();
@@ -115,12 +115,12 @@ pub fn to_text(message: MessageRef, record: Record<'_>) -> String {
 ///         text::fmt_debug(MessageRef::new(&S, 0), self.0, f)
 ///     }
 /// }
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x07, 0x12, 0x01, b'h'])?;
 /// assert_eq!(format!("{:?}", Shown(rec)), r#"t.M { id: 7 name: "h" }"#);
 /// assert_eq!(format!("{:#?}", Shown(rec)), "t.M {\n  id: 7\n  name: \"h\"\n}");
 /// assert_eq!(format!("{:?}", Shown(Record::default())), "t.M {}");
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn fmt_debug(
     message: MessageRef,

@@ -8,7 +8,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::DecodeError;
+use quarry_core::DecodeError;
 
 use crate::table::Kind;
 use crate::wire::{

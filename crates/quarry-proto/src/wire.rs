@@ -8,7 +8,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::DecodeError;
+use quarry_core::DecodeError;
 
 /// Wire type of varints.
 pub const VARINT: u8 = 0;

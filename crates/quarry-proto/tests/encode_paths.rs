@@ -4,7 +4,7 @@
 //! its buffer first (`encode/back_buf.rs`), so these tests also run under
 //! Miri in CI.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::{
     FieldTable, Kind, Label, MessageRef, MessageTable, Schema, decode, encode_into, encode_to_vec,
     encoded_len,

@@ -6,7 +6,7 @@
 //! check (`one_pass.rs`, `Dec::push`), so these tests also run under Miri
 //! in CI.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_proto::{
     FieldTable, Kind, Label, MessageRef, MessageTable, Record, Schema, decode, encode_to_vec,
     json::to_json,

@@ -46,7 +46,7 @@ pub struct AttrErrors(pub Vec<AttrError>);
 /// an error is recorded (or a JID is read as text).
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let dict = quarry_wa::Dictionary::v3();
 /// let t = |s| match dict.lookup(s) { Some(quarry_wa::Token::Single(b)) => b, _ => unreachable!() };
 /// // <receipt id="1" t="17"/>: ids and numbers arrive nibble-packed

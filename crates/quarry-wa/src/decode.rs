@@ -9,9 +9,9 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry::bumpalo::Bump;
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::bumpalo::Bump;
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::dictionary::Dictionary;
 use crate::jid::{self, Jid, JidUser, Server};
@@ -81,7 +81,7 @@ pub fn arena_for(input: &[u8]) -> Arena {
 /// Decoder settings: limits and the token dictionary.
 ///
 /// ```
-/// use quarry::{Arena, DecodeOptions};
+/// use quarry_core::{Arena, DecodeOptions};
 /// use quarry_wa::Decoder;
 ///
 /// let decoder = Decoder { options: DecodeOptions { max_depth: 8, ..Default::default() }, ..Decoder::new() };
@@ -136,7 +136,7 @@ impl Decoder {
 /// dictionary.
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let node = quarry_wa::decode(&arena, &[0xF8, 1, 19]).unwrap();
 /// assert_eq!(node.tag(), "message");
 /// let err = quarry_wa::decode(&arena, &[0xF8, 2, 19]).unwrap_err();
@@ -735,7 +735,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             }
             BINARY_8 | BINARY_20 | BINARY_32 => {
                 let bytes = self.read_binary(byte)?;
-                match quarry::utf8::to_str(bytes) {
+                match quarry_core::utf8::to_str(bytes) {
                     Some(text) => Ok(Some(text)),
                     None => {
                         let offset = self.pos().saturating_sub(bytes.len());
@@ -901,7 +901,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         self.charge(jid.rendered_len(), at)?;
         let out = self.bump.alloc_slice_fill_copy(jid.rendered_len(), 0u8);
         jid::render_into(&jid, out);
-        match quarry::utf8::to_str(out) {
+        match quarry_core::utf8::to_str(out) {
             Some(text) => Ok(text),
             None => Err(self.fail(DecodeError::InvalidUtf8 { offset: at })),
         }

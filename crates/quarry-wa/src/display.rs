@@ -11,7 +11,7 @@ use crate::node::{ChildIter, Children, Content, Node};
 /// renders on any thread.
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// // <message type="enc"/>
 /// let node = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap();
 /// assert_eq!(node.to_string(), r#"<message type="enc"/>"#);

@@ -11,8 +11,8 @@
 
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
-use quarry::bumpalo::collections::Vec as ArenaVec;
-use quarry::{Arena, BoundedAlloc, DecodeError};
+use quarry_core::bumpalo::collections::Vec as ArenaVec;
+use quarry_core::{Arena, BoundedAlloc, DecodeError};
 
 use crate::decode::{Decoder, arena_for, max_arena_bytes};
 use crate::node::Node;
@@ -23,14 +23,14 @@ impl Decoder {
     /// flag `0x02` is set (other flag bits are ignored, as WhatsApp does).
     ///
     /// A compressed body is inflated into the arena, bounded by
-    /// [`DecodeOptions::max_inflated_bytes`](quarry::DecodeOptions::max_inflated_bytes);
+    /// [`DecodeOptions::max_inflated_bytes`](quarry_core::DecodeOptions::max_inflated_bytes);
     /// nothing is allocated outside the arena's own chunks. Error offsets
     /// count from the start of the frame for a plain frame, and from the
     /// start of the inflated bytes for a compressed one (limit and inflate
     /// errors: from the start of the compressed body).
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let node = quarry_wa::Decoder::new().decode_frame(&arena, &[0x00, 0xF8, 1, 19]).unwrap();
     /// assert_eq!(node.tag(), "message");
     /// ```

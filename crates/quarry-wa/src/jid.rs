@@ -438,7 +438,7 @@ impl<'a> JidUser<'a> {
     pub fn as_str(self) -> Option<&'a str> {
         match self.form {
             // Text users are only ever made from a `&str`, so this holds.
-            UserForm::Text => quarry::utf8::to_str(self.bytes),
+            UserForm::Text => quarry_core::utf8::to_str(self.bytes),
             _ => None,
         }
     }

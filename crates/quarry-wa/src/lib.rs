@@ -1,13 +1,13 @@
 //! WhatsApp binary node codec on the quarry arena.
 //!
-//! A stanza decodes into one [`quarry::Arena`]: every node and attribute
+//! A stanza decodes into one [`quarry_core::Arena`]: every node and attribute
 //! record lives there, strings and byte payloads borrow from the input,
 //! packed strings are expanded into the arena, JIDs stay structured. The
 //! result is a [`Node`], a `Copy` view; decoding into a fresh arena costs
 //! one heap allocation, into a reset one none.
 //!
 //! ```
-//! use quarry::Arena;
+//! use quarry_core::Arena;
 //!
 //! let mut arena = Arena::new();
 //! // <message type="enc"><enc/></message>, all tokens
@@ -18,14 +18,14 @@
 //! assert_eq!(stanza.children_by_tag("enc").count(), 1);
 //! drop(stanza);
 //! arena.reset();
-//! # Ok::<(), quarry::DecodeError>(())
+//! # Ok::<(), quarry_core::DecodeError>(())
 //! ```
 //!
 //! A view borrows the arena, so resetting the arena while a view is alive
 //! does not compile:
 //!
 //! ```compile_fail
-//! let mut arena = quarry::Arena::new();
+//! let mut arena = quarry_core::Arena::new();
 //! let stanza = quarry_wa::decode(&arena, &[0xF8, 1, 19]).unwrap();
 //! arena.reset(); // error[E0502]: `arena` is still borrowed by `stanza`
 //! println!("{}", stanza.tag());
@@ -62,4 +62,4 @@ pub use jid::{Jid, JidParseError, JidUser, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 pub use owned_stanza::OwnedStanza;
-pub use quarry::{Arena, DecodeError, DecodeOptions};
+pub use quarry_core::{Arena, DecodeError, DecodeOptions};

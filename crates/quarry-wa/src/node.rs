@@ -32,7 +32,7 @@ impl NodeRec<'_> {
 /// A decoded node: a `Copy` handle (one pointer) into the arena.
 ///
 /// ```
-/// use quarry::Arena;
+/// use quarry_core::Arena;
 ///
 /// // <iq id="1" type="get"/>: LIST_8 of 5 items, tokens for tag, keys and "get"
 /// let arena = Arena::new();
@@ -71,7 +71,7 @@ impl<'a> Node<'a> {
     /// The first attribute named `key`.
     ///
     /// ```
-    /// # let arena = quarry::Arena::new();
+    /// # let arena = quarry_core::Arena::new();
     /// # let node = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap(); // <message type="enc"/>
     /// assert_eq!(node.attr("type").unwrap(), "enc");
     /// assert!(node.attr("id").is_none());
@@ -96,7 +96,7 @@ impl<'a> Node<'a> {
     /// The child nodes; empty unless the content is a child list.
     ///
     /// ```
-    /// # let arena = quarry::Arena::new();
+    /// # let arena = quarry_core::Arena::new();
     /// // <message><enc/><enc/></message>
     /// let node = quarry_wa::decode(&arena, &[0xF8, 2, 19, 0xF8, 2, 0xF8, 1, 29, 0xF8, 1, 29]).unwrap();
     /// assert_eq!(node.children().len(), 2);
@@ -136,7 +136,7 @@ impl<'a> Node<'a> {
     /// Follow `path` one tag per level (first match at each level).
     ///
     /// ```
-    /// # let arena = quarry::Arena::new();
+    /// # let arena = quarry_core::Arena::new();
     /// # let node = quarry_wa::decode(&arena, &[0xF8, 2, 19, 0xF8, 1, 0xF8, 2, 29, 0xF8, 1, 0xF8, 1, 19]).unwrap();
     /// // <message><enc><message/></enc></message>
     /// assert_eq!(node.path(&["enc", "message"]).unwrap().tag(), "message");

@@ -99,7 +99,7 @@ pub struct OwnedJid {
 /// ```
 /// use quarry_wa::{OwnedContent, OwnedNode};
 ///
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let sent = OwnedNode::new("body").text("hello");
 /// let bytes = quarry_wa::encode(&sent).unwrap();
 /// let back = quarry_wa::decode(&arena, &bytes).unwrap().to_owned();
@@ -281,7 +281,7 @@ impl<'a> Node<'a> {
     /// keeps its own stack, so a tree of any depth converts on any thread.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// // <message type="enc"/>
     /// let owned = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap().to_owned();
     /// drop(arena);

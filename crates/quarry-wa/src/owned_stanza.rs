@@ -1,8 +1,8 @@
 //! A decoded stanza that owns its bytes and arena, for queues and other
 //! tasks.
 
-use quarry::bytes::Bytes;
-use quarry::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
+use quarry_core::bytes::Bytes;
+use quarry_core::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily};
 
 use crate::{Decoder, Node};
 
@@ -25,11 +25,11 @@ impl Covariant for NodeRoot {
 ///
 /// Strings and payloads still borrow from the input (now a
 /// [`Bytes`]), so owning the stanza copies nothing; the arena is a box of
-/// its own or one checked out of a [`quarry::ArenaPool`] (returned when the
+/// its own or one checked out of a [`quarry_core::ArenaPool`] (returned when the
 /// stanza is dropped).
 ///
 /// ```
-/// use quarry::bytes::Bytes;
+/// use quarry_core::bytes::Bytes;
 /// use quarry_wa::{OwnedNode, OwnedStanza};
 ///
 /// let wire = quarry_wa::encode(&OwnedNode::new("message").attr("id", "m1").bytes(vec![9; 4]))?;
@@ -49,10 +49,10 @@ impl OwnedStanza {
     /// with default limits.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let stanza = quarry_wa::OwnedStanza::decode(Bytes::from_static(&[0xF8, 1, 19]))?;
     /// assert_eq!(stanza.get().tag(), "message");
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode(bytes: Bytes) -> Result<Self, DecodeError> {
         Self::decode_with(&Decoder::new(), MessageArena::new(), bytes)
@@ -62,10 +62,10 @@ impl OwnedStanza {
     /// into an arena of the stanza's own, with default limits.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let stanza = quarry_wa::OwnedStanza::decode_frame(Bytes::from_static(&[0, 0xF8, 1, 19]))?;
     /// assert_eq!(stanza.get().tag(), "message");
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_frame(bytes: Bytes) -> Result<Self, DecodeError> {
         Self::decode_frame_with(&Decoder::new(), MessageArena::new(), bytes)
@@ -76,8 +76,8 @@ impl OwnedStanza {
     /// (a pooled one goes back to its pool).
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
-    /// let pool = quarry::ArenaPool::new();
+    /// # use quarry_core::bytes::Bytes;
+    /// let pool = quarry_core::ArenaPool::new();
     /// let stanza = quarry_wa::OwnedStanza::decode_with(
     ///     &quarry_wa::Decoder::new(),
     ///     pool.get(),
@@ -86,7 +86,7 @@ impl OwnedStanza {
     /// assert_eq!(pool.stats().checked_out, 1);
     /// drop(stanza);
     /// assert_eq!(pool.stats().pooled, 1);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_with(
         decoder: &Decoder,
@@ -103,14 +103,14 @@ impl OwnedStanza {
     /// [`decode_with`](Self::decode_with) and [`Decoder::decode_frame`].
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let stanza = quarry_wa::OwnedStanza::decode_frame_with(
     ///     &quarry_wa::Decoder::new(),
-    ///     quarry::Arena::new(),
+    ///     quarry_core::Arena::new(),
     ///     Bytes::from_static(&[0, 0xF8, 1, 19]),
     /// )?;
     /// assert_eq!(stanza.get().tag(), "message");
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_frame_with(
         decoder: &Decoder,
@@ -126,11 +126,11 @@ impl OwnedStanza {
     /// The root node, borrowing `self`.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let stanza = quarry_wa::OwnedStanza::decode(Bytes::from_static(&[0xF8, 1, 19]))?;
     /// let root: quarry_wa::Node<'_> = stanza.get();
     /// assert_eq!(root.children().len(), 0);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn get(&self) -> Node<'_> {
         self.inner.get()
@@ -141,11 +141,11 @@ impl OwnedStanza {
     /// the `Bytes` shares them.
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// let wire = Bytes::from_static(&[0xF8, 1, 19]);
     /// let stanza = quarry_wa::OwnedStanza::decode(wire.clone())?;
     /// assert_eq!(stanza.backing_bytes(), &wire);
-    /// # Ok::<(), quarry::DecodeError>(())
+    /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn backing_bytes(&self) -> &Bytes {
         self.inner.backing_bytes()
@@ -157,7 +157,7 @@ impl OwnedStanza {
     /// inflated frame, packed strings, rendered JIDs).
     ///
     /// ```
-    /// # use quarry::bytes::Bytes;
+    /// # use quarry_core::bytes::Bytes;
     /// use quarry_wa::{OwnedNode, OwnedStanza};
     ///
     /// let wire = Bytes::from(quarry_wa::encode(&OwnedNode::new("enc").bytes(vec![7; 64]))?);

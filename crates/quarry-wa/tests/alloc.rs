@@ -8,7 +8,7 @@
 
 mod common;
 
-use quarry::Arena;
+use quarry_core::Arena;
 
 #[global_allocator]
 static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;

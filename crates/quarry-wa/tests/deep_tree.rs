@@ -6,7 +6,7 @@ mod common;
 
 use std::fmt::{self, Write};
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::{OwnedContent, OwnedNode};
 
 const LEVELS: usize = 1_000_000;

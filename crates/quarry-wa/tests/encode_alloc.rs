@@ -3,7 +3,7 @@
 //! grows. This binary installs a counting global allocator; counting is per
 //! thread, so other tests running in parallel cannot disturb it.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::{Jid, OwnedNode, Server};
 
 #[global_allocator]

@@ -1,7 +1,7 @@
 //! Inputs the fuzz targets (`fuzz/`, docs/SECURITY.md) turned up, checked
 //! in with what they must do.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::{Node, OwnedJid, OwnedNode, OwnedValue, Server};
 
 /// `wa_node`, first seconds of the first run: a JID user that arrives

@@ -4,7 +4,7 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::{Jid, Server, Value};
 
 fn hash_of<T: Hash>(value: &T) -> u64 {

@@ -6,7 +6,7 @@
 mod common;
 
 use proptest::prelude::*;
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_wa::{Decoder, max_arena_bytes};
 
 fn decoder(options: DecodeOptions) -> Decoder {

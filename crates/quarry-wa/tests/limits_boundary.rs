@@ -13,7 +13,7 @@ mod common;
 
 use miniz_oxide::inflate::core::DecompressorOxide;
 use proptest::prelude::*;
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_wa::{Decoder, OwnedNode, max_arena_bytes};
 
 fn frame(decoder: &Decoder, frame: &[u8]) -> Result<(), DecodeError> {

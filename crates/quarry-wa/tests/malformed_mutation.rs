@@ -9,7 +9,7 @@ mod common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_wa::max_arena_bytes;
 
 /// Decode `input` into `arena`; on a panic, fail with the input in hex.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use quarry::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_wa::{Decoder, max_arena_bytes};
 
 fn decode_err(input: &[u8]) -> DecodeError {

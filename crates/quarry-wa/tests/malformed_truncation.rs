@@ -4,7 +4,7 @@
 
 mod common;
 
-use quarry::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError};
 use quarry_wa::max_arena_bytes;
 
 /// The prefix lengths to try: every one, except in the middle of the 40 KB

@@ -4,8 +4,8 @@
 
 use std::sync::Mutex;
 
-use quarry::ArenaPool;
-use quarry::bytes::Bytes;
+use quarry_core::ArenaPool;
+use quarry_core::bytes::Bytes;
 use quarry_wa::{Decoder, Jid, Node, OwnedNode, OwnedStanza, Server};
 
 /// Tests that count live heap bytes run one at a time.
@@ -193,7 +193,7 @@ fn errors_keep_their_offsets_and_return_the_arena() {
         Bytes::from_static(&[0xF8, 2, 19]),
     )
     .unwrap_err();
-    assert_eq!(err, quarry::DecodeError::UnexpectedEof { offset: 3 });
+    assert_eq!(err, quarry_core::DecodeError::UnexpectedEof { offset: 3 });
     assert_eq!(pool.stats().checked_out, 0);
     assert!(OwnedStanza::decode_frame(Bytes::new()).is_err());
 }

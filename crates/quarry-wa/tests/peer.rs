@@ -24,7 +24,7 @@
 mod common;
 
 use proptest::prelude::*;
-use quarry::Arena;
+use quarry_core::Arena;
 use wacore_binary::Jid as PeerJid;
 use wacore_binary::jid::Server as PeerServer;
 use wacore_binary::marshal::unmarshal_ref;
@@ -562,7 +562,7 @@ fn compressed_frame_decisions_agree() {
         quarry_wa::decode_frame(&arena, &trailing)
             .map(|_| ())
             .unwrap_err(),
-        quarry::DecodeError::TrailingBytes {
+        quarry_core::DecodeError::TrailingBytes {
             offset: good.len(),
             count: 1
         }

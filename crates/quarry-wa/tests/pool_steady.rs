@@ -4,8 +4,8 @@
 //! falls back under the cap. Counting is per thread, so other tests running
 //! in parallel cannot disturb it.
 
-use quarry::bytes::Bytes;
-use quarry::{ArenaPool, DecodeOptions};
+use quarry_core::bytes::Bytes;
+use quarry_core::{ArenaPool, DecodeOptions};
 use quarry_wa::{Decoder, Jid, OwnedNode, OwnedStanza, Server};
 
 #[global_allocator]

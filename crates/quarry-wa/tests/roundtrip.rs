@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 
 use proptest::prelude::*;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::{Dictionary, OwnedContent, OwnedJid, OwnedNode, OwnedValue, Server};
 use wacore_binary as peer;
 use wacore_binary::node::{NodeContent, NodeContentRef, NodeValue, ValueRef};

@@ -1,6 +1,6 @@
 //! An example server on quarry: a Nostr relay ingest endpoint over
 //! WebSocket and a WhatsApp binary-frame endpoint over TCP, each request
-//! decoded in an arena checked out of one shared [`quarry::ArenaPool`] and
+//! decoded in an arena checked out of one shared [`quarry_core::ArenaPool`] and
 //! returned when the request is answered.
 //!
 //! * Relay (`ws://`, NIP-01): `EVENT` → the id is checked (always; the

@@ -2,7 +2,7 @@
 //! message in, its NIP-01 answers out. The decoder-specific halves are in
 //! `quarry_path.rs` and `nostr_path.rs`; what they share is here.
 
-use quarry::{ArenaPool, PoolStats};
+use quarry_core::{ArenaPool, PoolStats};
 
 use crate::config::{Config, DecoderKind};
 use crate::replies::Replies;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use quarry::PoolStats;
+use quarry_core::PoolStats;
 
 use crate::alloc_count;
 

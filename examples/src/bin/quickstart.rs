@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo run --release -p quarry-examples --bin quickstart`.
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_examples::CountingAlloc;
 use quarry_proto_tests::samples::{self, Root};
 use quarry_proto_tests::wa::{HistorySyncView, MessageView, SyncActionDataView};

@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use prost::Message as _;
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_nostr::{ControlChars, Decoder, IdCheck};
 use quarry_proto::MessageRef;
 use quarry_proto_tests::pb::{test2, test3};

@@ -78,7 +78,7 @@ mod tests {
     use super::*;
 
     fn json_of(bytes: &[u8]) -> String {
-        let arena = quarry::Arena::new();
+        let arena = quarry_core::Arena::new();
         let mut out = String::new();
         write_node(&mut out, quarry_wa::decode(&arena, bytes).unwrap());
         out

@@ -125,8 +125,8 @@ pub fn valid_event() -> String {
 /// Decode `input` as a bare event and as a message of either direction;
 /// both must fail (never panic) with an offset inside the input (or at its
 /// end). Returns the event decode's error.
-pub fn must_fail(input: &[u8]) -> quarry::DecodeError {
-    let arena = quarry::Arena::new();
+pub fn must_fail(input: &[u8]) -> quarry_core::DecodeError {
+    let arena = quarry_core::Arena::new();
     let e = quarry_nostr::decode_event(&arena, input).expect_err("accepted malformed input");
     assert!(e.offset() <= input.len(), "{e} beyond {}", input.len());
     if let Err(m) = quarry_nostr::decode_message(&arena, input) {
@@ -136,9 +136,9 @@ pub fn must_fail(input: &[u8]) -> quarry::DecodeError {
 }
 
 /// `what` and the offset of a `Malformed`, or panic.
-pub fn malformed(e: &quarry::DecodeError) -> (&'static str, usize) {
+pub fn malformed(e: &quarry_core::DecodeError) -> (&'static str, usize) {
     match *e {
-        quarry::DecodeError::Malformed { offset, what } => (what, offset),
+        quarry_core::DecodeError::Malformed { offset, what } => (what, offset),
         ref other => panic!("expected Malformed, got {other:?}"),
     }
 }

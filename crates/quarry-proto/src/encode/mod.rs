@@ -39,10 +39,10 @@ use std::mem::MaybeUninit;
 /// static F: [FieldTable; 1] = [FieldTable::new(1, "s", "s", Kind::String, Label::Implicit)];
 /// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
 /// static S: Schema = Schema { messages: &M, enums: &[] };
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, b"\x0a\x02hi")?;
 /// assert_eq!(encoded_len(MessageRef::new(&S, 0), rec), 4);
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
     let mut measure = Measure { len: 0 };
@@ -66,11 +66,11 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// static F: [FieldTable; 1] = [FieldTable::new(1, "n", "n", Kind::SInt32, Label::Implicit)];
 /// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
 /// static S: Schema = Schema { messages: &M, enums: &[] };
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x03])?;
 /// assert_eq!(rec.scalar(0), Some(-2i64 as u64));
 /// assert_eq!(encode_to_vec(MessageRef::new(&S, 0), rec), [0x08, 0x03]);
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
     let mut scratch = [MaybeUninit::uninit(); SCRATCH];
@@ -93,12 +93,12 @@ pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
 /// static F: [FieldTable; 1] = [FieldTable::new(1, "s", "s", Kind::String, Label::Implicit)];
 /// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
 /// static S: Schema = Schema { messages: &M, enums: &[] };
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, b"\x0a\x02hi")?;
 /// let mut out = b"frame:".to_vec();
 /// encode_into(MessageRef::new(&S, 0), rec, &mut out);
 /// assert_eq!(out, b"frame:\x0a\x02hi");
-/// # Ok::<(), quarry::DecodeError>(())
+/// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn encode_into(message: MessageRef, record: Record<'_>, out: &mut Vec<u8>) {
     let mut scratch = [MaybeUninit::uninit(); SCRATCH];

@@ -33,7 +33,7 @@ mod well_known;
 
 use std::fmt::Write as _;
 
-use quarry::DecodeError;
+use quarry_core::DecodeError;
 
 use crate::float_text::{double_digits, float_digits};
 use crate::record::{Record, Slot, UNKNOWN, Val};
@@ -91,7 +91,7 @@ type Written = Result<(), JsonError>;
 /// ];
 /// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
 /// static S: Schema = Schema { messages: &M, enums: &[] };
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let bytes = [0x08, 0x07, 0x12, 0x01, b'<', 0x12, 0x00];
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &bytes)?;
 /// assert_eq!(

@@ -316,7 +316,7 @@ impl Printer<'_> {
         };
         let packed = MessageRef::new(schema, index as u32);
         let decoder = Decoder {
-            options: quarry::DecodeOptions {
+            options: quarry_core::DecodeOptions {
                 max_depth: DEFAULT_OPTIONS
                     .max_depth
                     .min(super::MAX_JSON_DEPTH.saturating_sub(self.depth)),
@@ -324,7 +324,7 @@ impl Printer<'_> {
             },
             reserve: Reserve::Estimate,
         };
-        let arena = quarry::Arena::new();
+        let arena = quarry_core::Arena::new();
         let inner = decoder
             .decode(packed, &arena, value)
             .map_err(|error| JsonError::AnyValue {

@@ -156,7 +156,7 @@ impl Encoder {
     /// Append the re-encoded view to `out`; on error `out` is unchanged.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let node = quarry_wa::decode(&arena, &[0xF8, 1, 19]).unwrap();
     /// let mut out = vec![0x00];
     /// quarry_wa::Encoder::new().encode_view_into(node, &mut out).unwrap();
@@ -229,7 +229,7 @@ impl Encoder {
 /// let bytes = quarry_wa::encode(&node).unwrap();
 /// assert_eq!(bytes.capacity(), bytes.len());
 ///
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned(), node);
 /// ```
 pub fn encode(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
@@ -268,7 +268,7 @@ pub fn encode_into(node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeErro
 /// Re-encode a decoded view to node bytes with the v3 dictionary.
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// // <message type="enc"><enc/></message>
 /// let bytes = [0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 29];
 /// let node = quarry_wa::decode(&arena, &bytes).unwrap();
@@ -281,7 +281,7 @@ pub fn encode_view(node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
 /// Re-encode a decoded view as a frame (flags byte `0x00` first).
 ///
 /// ```
-/// let arena = quarry::Arena::new();
+/// let arena = quarry_core::Arena::new();
 /// let frame = [0x00, 0xF8, 1, 19];
 /// let node = quarry_wa::decode_frame(&arena, &frame).unwrap();
 /// assert_eq!(quarry_wa::encode_view_frame(node).unwrap(), frame);

@@ -382,8 +382,8 @@ pub fn zlib_prefix_then_zeros(prefix: &[u8], zeros: usize) -> Vec<u8> {
 }
 
 /// A decoder with the default options changed by `f`.
-pub fn decoder_with(f: impl FnOnce(&mut quarry::DecodeOptions)) -> quarry_wa::Decoder {
-    let mut options = quarry::DecodeOptions::default();
+pub fn decoder_with(f: impl FnOnce(&mut quarry_core::DecodeOptions)) -> quarry_wa::Decoder {
+    let mut options = quarry_core::DecodeOptions::default();
     f(&mut options);
     quarry_wa::Decoder {
         options,

@@ -6,7 +6,7 @@
 //! on any other disagreement.
 #![allow(dead_code)]
 
-use quarry::Arena;
+use quarry_core::Arena;
 use quarry_wa::{Content, Value};
 use wacore_binary::marshal::unmarshal_ref;
 use wacore_binary::node::{NodeContentRef, NodeRef, ValueRef};
@@ -106,7 +106,7 @@ pub fn peer_tree(input: &[u8]) -> Option<TNode> {
     unmarshal_ref(input).ok().map(|n| from_peer(&n))
 }
 
-pub fn quarry_tree(input: &[u8]) -> Result<TNode, quarry::DecodeError> {
+pub fn quarry_tree(input: &[u8]) -> Result<TNode, quarry_core::DecodeError> {
     let arena = Arena::new();
     quarry_wa::decode(&arena, input).map(from_quarry)
 }
@@ -381,12 +381,17 @@ pub enum Outcome {
 /// unless quarry's up-front check of a list count against the bytes left
 /// rejected the input first (then `UnexpectedEof` at the end of input; the
 /// peer would run out of bytes too, later).
-pub fn expect_difference_error(err: &quarry::DecodeError, at: usize, what: &str, input: &[u8]) {
+pub fn expect_difference_error(
+    err: &quarry_core::DecodeError,
+    at: usize,
+    what: &str,
+    input: &[u8],
+) {
     match err {
-        quarry::DecodeError::Malformed { offset, .. } => {
+        quarry_core::DecodeError::Malformed { offset, .. } => {
             assert_eq!(*offset, at, "{what}: {err:?} for {input:02x?}");
         }
-        quarry::DecodeError::UnexpectedEof { offset } if *offset == input.len() => {}
+        quarry_core::DecodeError::UnexpectedEof { offset } if *offset == input.len() => {}
         _ => panic!("{what} at {at}: unexpected {err:?} for {input:02x?}"),
     }
 }

@@ -32,7 +32,7 @@ const PRESIZE_LIMIT: usize = 1024;
 /// held across an `.await` or moved to another thread and dropped there.
 ///
 /// ```
-/// use quarry::ArenaPool;
+/// use quarry_core::ArenaPool;
 ///
 /// let pool = ArenaPool::new();
 /// for request in [&b"one"[..], b"two", b"three"] {
@@ -77,7 +77,7 @@ struct State {
 /// Settings for an [`ArenaPool`], from [`ArenaPool::builder`].
 ///
 /// ```
-/// use quarry::ArenaPool;
+/// use quarry_core::ArenaPool;
 ///
 /// let pool = ArenaPool::builder()
 ///     .retention_cap(256 << 10)
@@ -94,7 +94,7 @@ pub struct ArenaPoolBuilder {
 /// A snapshot of an [`ArenaPool`]'s counters, from [`ArenaPool::stats`].
 ///
 /// ```
-/// let pool = quarry::ArenaPool::new();
+/// let pool = quarry_core::ArenaPool::new();
 /// let a = pool.get();
 /// let b = pool.get();
 /// assert_eq!(pool.stats().checked_out, 2);
@@ -128,7 +128,7 @@ pub struct PoolStats {
 /// guard moves.
 ///
 /// ```
-/// let pool = quarry::ArenaPool::new();
+/// let pool = quarry_core::ArenaPool::new();
 /// let mut arena = pool.get();
 /// arena.reserve(4096);
 /// arena.reset(); // `DerefMut`: the guard can reset between two messages
@@ -145,8 +145,8 @@ impl ArenaPool {
     /// A pool with the default settings (see [`ArenaPoolBuilder`]).
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::new();
-    /// assert_eq!(pool.stats(), quarry::PoolStats::default());
+    /// let pool = quarry_core::ArenaPool::new();
+    /// assert_eq!(pool.stats(), quarry_core::PoolStats::default());
     /// ```
     pub fn new() -> Self {
         Self::builder().build()
@@ -155,7 +155,7 @@ impl ArenaPool {
     /// Settings to build a pool from, starting at the defaults.
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::builder().max_pooled(2).build();
+    /// let pool = quarry_core::ArenaPool::builder().max_pooled(2).build();
     /// assert_eq!(pool.max_pooled(), 2);
     /// ```
     pub fn builder() -> ArenaPoolBuilder {
@@ -166,7 +166,7 @@ impl ArenaPool {
     /// new one otherwise. The arena is empty (reset) either way.
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::new();
+    /// let pool = quarry_core::ArenaPool::new();
     /// let arena = pool.get();
     /// assert_eq!(arena.stats().allocated_bytes, 0);
     /// ```
@@ -197,7 +197,7 @@ impl ArenaPool {
     /// The pool's counters right now.
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::new();
+    /// let pool = quarry_core::ArenaPool::new();
     /// drop(pool.get());
     /// assert_eq!(pool.stats().created, 1);
     /// ```
@@ -217,7 +217,7 @@ impl ArenaPool {
     /// The most heap bytes one arena may hold and still be pooled.
     ///
     /// ```
-    /// assert_eq!(quarry::ArenaPool::new().retention_cap(), 1 << 20);
+    /// assert_eq!(quarry_core::ArenaPool::new().retention_cap(), 1 << 20);
     /// ```
     pub fn retention_cap(&self) -> usize {
         self.shared.config.retention_cap
@@ -226,7 +226,7 @@ impl ArenaPool {
     /// The most arenas the pool keeps.
     ///
     /// ```
-    /// assert_eq!(quarry::ArenaPool::new().max_pooled(), 64);
+    /// assert_eq!(quarry_core::ArenaPool::new().max_pooled(), 64);
     /// ```
     pub fn max_pooled(&self) -> usize {
         self.shared.config.max_pooled
@@ -236,7 +236,7 @@ impl ArenaPool {
     /// as usual).
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::new();
+    /// let pool = quarry_core::ArenaPool::new();
     /// pool.get().reserve(1000);
     /// assert!(pool.stats().retained_bytes >= 1000);
     /// pool.clear();
@@ -302,7 +302,7 @@ impl ArenaPoolBuilder {
     /// most 64 MiB retained), new arenas start empty.
     ///
     /// ```
-    /// let pool = quarry::ArenaPoolBuilder::new().build();
+    /// let pool = quarry_core::ArenaPoolBuilder::new().build();
     /// assert_eq!((pool.retention_cap(), pool.max_pooled()), (1 << 20, 64));
     /// ```
     pub fn new() -> Self {
@@ -320,7 +320,7 @@ impl ArenaPoolBuilder {
     /// (for WhatsApp stanzas, `quarry_wa::max_arena_bytes(len)`).
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::builder().retention_cap(4096).build();
+    /// let pool = quarry_core::ArenaPool::builder().retention_cap(4096).build();
     /// pool.get().reserve(1 << 16);
     /// assert_eq!(pool.stats().dropped_for_size, 1);
     /// assert_eq!(pool.stats().retained_bytes, 0);
@@ -333,7 +333,7 @@ impl ArenaPoolBuilder {
     /// Keep at most `count` arenas; more returning at once are freed.
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::builder().max_pooled(1).build();
+    /// let pool = quarry_core::ArenaPool::builder().max_pooled(1).build();
     /// drop((pool.get(), pool.get()));
     /// assert_eq!(pool.stats().pooled, 1);
     /// assert_eq!(pool.stats().dropped_for_count, 1);
@@ -348,7 +348,7 @@ impl ArenaPoolBuilder {
     /// retention cap, or new arenas are freed on their first return.
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::builder().initial_capacity(8192).build();
+    /// let pool = quarry_core::ArenaPool::builder().initial_capacity(8192).build();
     /// assert!(pool.get().stats().free_in_current_chunk >= 8192);
     /// ```
     pub fn initial_capacity(mut self, bytes: usize) -> Self {
@@ -360,7 +360,7 @@ impl ArenaPoolBuilder {
     /// room of up to `max_pooled` arenas; no arena yet).
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::builder().build();
+    /// let pool = quarry_core::ArenaPool::builder().build();
     /// assert_eq!(pool.stats().created, 0);
     /// ```
     pub fn build(self) -> ArenaPool {
@@ -392,7 +392,7 @@ impl PooledArena {
     /// The pool this arena returns to.
     ///
     /// ```
-    /// let pool = quarry::ArenaPool::new();
+    /// let pool = quarry_core::ArenaPool::new();
     /// let arena = pool.get();
     /// assert_eq!(arena.pool().stats().checked_out, 1);
     /// ```

@@ -6,7 +6,7 @@
 /// a server can tell hostile input from broken input.
 ///
 /// ```
-/// use quarry::DecodeError;
+/// use quarry_core::DecodeError;
 ///
 /// let e = DecodeError::UnexpectedEof { offset: 7 };
 /// assert_eq!(e.offset(), 7);
@@ -104,7 +104,7 @@ impl DecodeError {
     /// The byte offset the error points at.
     ///
     /// ```
-    /// let e = quarry::DecodeError::InvalidUtf8 { offset: 3 };
+    /// let e = quarry_core::DecodeError::InvalidUtf8 { offset: 3 };
     /// assert_eq!(e.offset(), 3);
     /// ```
     pub fn offset(&self) -> usize {
@@ -127,7 +127,7 @@ impl DecodeError {
     /// offsets in the caller's coordinates.
     ///
     /// ```
-    /// let e = quarry::DecodeError::UnexpectedEof { offset: 2 }.shifted(1);
+    /// let e = quarry_core::DecodeError::UnexpectedEof { offset: 2 }.shifted(1);
     /// assert_eq!(e.offset(), 3);
     /// ```
     pub fn shifted(mut self, by: usize) -> Self {
@@ -150,7 +150,7 @@ impl DecodeError {
     /// broken input.
     ///
     /// ```
-    /// let e = quarry::DecodeError::DepthLimit { offset: 0, limit: 128 };
+    /// let e = quarry_core::DecodeError::DepthLimit { offset: 0, limit: 128 };
     /// assert!(e.is_limit());
     /// ```
     pub fn is_limit(&self) -> bool {

@@ -4,9 +4,9 @@
 /// and no item or arena cap beyond what the input's length sets).
 ///
 /// ```
-/// let opts = quarry::DecodeOptions { max_depth: 16, ..Default::default() };
+/// let opts = quarry_core::DecodeOptions { max_depth: 16, ..Default::default() };
 /// assert_eq!(opts.max_depth, 16);
-/// assert_eq!(opts.max_items, quarry::DecodeOptions::default().max_items);
+/// assert_eq!(opts.max_items, quarry_core::DecodeOptions::default().max_items);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {

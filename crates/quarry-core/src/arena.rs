@@ -12,7 +12,7 @@ use bumpalo::Bump;
 /// compile:
 ///
 /// ```compile_fail
-/// use quarry::{Arena, BoundedAlloc, DecodeOptions};
+/// use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
 ///
 /// let mut arena = Arena::new();
 /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
@@ -39,7 +39,7 @@ impl Arena {
     /// An empty arena. Allocates nothing until the first decode.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// assert_eq!(arena.stats().allocated_bytes, 0);
     /// ```
     pub fn new() -> Self {
@@ -50,7 +50,7 @@ impl Arena {
     /// none later for messages that fit).
     ///
     /// ```
-    /// let arena = quarry::Arena::with_capacity(4096);
+    /// let arena = quarry_core::Arena::with_capacity(4096);
     /// assert!(arena.stats().free_in_current_chunk >= 4096);
     /// ```
     pub fn with_capacity(bytes: usize) -> Self {
@@ -63,7 +63,7 @@ impl Arena {
     /// for the next one. Takes `&mut self`, so no view can outlive it.
     ///
     /// ```
-    /// let mut arena = quarry::Arena::new();
+    /// let mut arena = quarry_core::Arena::new();
     /// arena.reserve(10_000);
     /// let held = arena.stats().allocated_bytes;
     /// arena.reset();
@@ -82,7 +82,7 @@ impl Arena {
     /// allocation instead of a chain of doubling chunks.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// arena.reserve(1 << 16);
     /// assert!(arena.stats().free_in_current_chunk >= 1 << 16);
     /// ```
@@ -112,7 +112,7 @@ impl Arena {
     /// Memory held by this arena.
     ///
     /// ```
-    /// let arena = quarry::Arena::with_capacity(1000);
+    /// let arena = quarry_core::Arena::with_capacity(1000);
     /// assert!(arena.stats().allocated_bytes >= 1000);
     /// ```
     pub fn stats(&self) -> ArenaStats {
@@ -127,7 +127,7 @@ impl Arena {
     /// which also enforces the byte budget.
     ///
     /// ```
-    /// let arena = quarry::Arena::new();
+    /// let arena = quarry_core::Arena::new();
     /// let n = arena.bump().alloc(7u32);
     /// assert_eq!(*n, 7);
     /// ```

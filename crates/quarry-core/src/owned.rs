@@ -27,7 +27,7 @@ use crate::{Arena, PooledArena};
 /// through [`Owned::with`].
 ///
 /// ```
-/// use quarry::{Covariant, ViewFamily};
+/// use quarry_core::{Covariant, ViewFamily};
 ///
 /// /// Views of a decoded text.
 /// struct Text;
@@ -63,7 +63,7 @@ pub trait Covariant: ViewFamily {
 /// pool (then dropping the message returns the arena).
 ///
 /// ```
-/// use quarry::{Arena, ArenaPool, MessageArena};
+/// use quarry_core::{Arena, ArenaPool, MessageArena};
 ///
 /// let own: MessageArena = Arena::new().into();
 /// let pool = ArenaPool::new();
@@ -84,7 +84,7 @@ impl MessageArena {
     /// A new, empty arena of the message's own (one allocation, the box).
     ///
     /// ```
-    /// assert_eq!(quarry::MessageArena::new().stats().allocated_bytes, 0);
+    /// assert_eq!(quarry_core::MessageArena::new().stats().allocated_bytes, 0);
     /// ```
     pub fn new() -> Self {
         Self::Boxed(Box::default())
@@ -132,7 +132,7 @@ impl From<PooledArena> for MessageArena {
 ///
 /// ```
 /// use bytes::Bytes;
-/// use quarry::{Covariant, MessageArena, Owned, ViewFamily};
+/// use quarry_core::{Covariant, MessageArena, Owned, ViewFamily};
 ///
 /// struct Words;
 /// impl ViewFamily for Words {
@@ -202,7 +202,7 @@ impl<F: ViewFamily> Owned<F> {
     ///
     /// ```
     /// use bytes::Bytes;
-    /// use quarry::{MessageArena, Owned, ViewFamily};
+    /// use quarry_core::{MessageArena, Owned, ViewFamily};
     ///
     /// struct Text;
     /// impl ViewFamily for Text {
@@ -261,7 +261,7 @@ impl<F: ViewFamily> Owned<F> {
     /// ```
     /// use std::cell::Cell;
     /// use bytes::Bytes;
-    /// use quarry::{MessageArena, Owned, ViewFamily};
+    /// use quarry_core::{MessageArena, Owned, ViewFamily};
     ///
     /// /// Invariant in `'a`: `&'a mut` to something holding `'a`.
     /// struct Slots;
@@ -298,7 +298,7 @@ impl<F: ViewFamily> Owned<F> {
     ///
     /// ```
     /// use bytes::Bytes;
-    /// use quarry::{Covariant, MessageArena, Owned, ViewFamily};
+    /// use quarry_core::{Covariant, MessageArena, Owned, ViewFamily};
     ///
     /// struct Raw;
     /// impl ViewFamily for Raw {

@@ -1,7 +1,7 @@
 //! The arena's reservation, reset and budget behave as the allocation
 //! contract needs.
 
-use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 
 #[test]
 fn a_new_arena_holds_nothing() {

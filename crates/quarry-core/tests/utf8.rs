@@ -1,4 +1,4 @@
-//! `quarry::utf8::to_str` agrees with the standard validator on every kind
+//! `quarry_core::utf8::to_str` agrees with the standard validator on every kind
 //! of input, ASCII fast path included.
 
 use proptest::prelude::*;
@@ -18,7 +18,7 @@ fn hand_picked_cases_agree_with_std() {
     ];
     for &bytes in cases {
         assert_eq!(
-            quarry::utf8::to_str(bytes),
+            quarry_core::utf8::to_str(bytes),
             std::str::from_utf8(bytes).ok(),
             "{bytes:02x?}"
         );
@@ -36,9 +36,12 @@ fn one_high_byte_anywhere_is_found() {
         for at in (0..len).filter(|at| !cfg!(miri) || at % 16 == 0 || at % 16 == 15) {
             let mut bytes = vec![b'a'; len];
             bytes[at] = 0xFF;
-            assert_eq!(quarry::utf8::to_str(&bytes), None, "len {len} at {at}");
+            assert_eq!(quarry_core::utf8::to_str(&bytes), None, "len {len} at {at}");
             bytes[at] = 0x7F;
-            assert!(quarry::utf8::to_str(&bytes).is_some(), "len {len} at {at}");
+            assert!(
+                quarry_core::utf8::to_str(&bytes).is_some(),
+                "len {len} at {at}"
+            );
         }
     }
 }
@@ -47,11 +50,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 }))]
     #[test]
     fn random_bytes_agree_with_std(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-        prop_assert_eq!(quarry::utf8::to_str(&bytes), std::str::from_utf8(&bytes).ok());
+        prop_assert_eq!(quarry_core::utf8::to_str(&bytes), std::str::from_utf8(&bytes).ok());
     }
 
     #[test]
     fn random_text_is_accepted_unchanged(text in ".{0,32}") {
-        prop_assert_eq!(quarry::utf8::to_str(text.as_bytes()), Some(text.as_str()));
+        prop_assert_eq!(quarry_core::utf8::to_str(text.as_bytes()), Some(text.as_str()));
     }
 }

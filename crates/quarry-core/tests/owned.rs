@@ -3,8 +3,8 @@
 
 use std::sync::Mutex;
 
-use quarry::bytes::Bytes;
-use quarry::{Arena, ArenaPool, Covariant, MessageArena, Owned, ViewFamily};
+use quarry_core::bytes::Bytes;
+use quarry_core::{Arena, ArenaPool, Covariant, MessageArena, Owned, ViewFamily};
 
 /// Tests that count live heap bytes run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());

@@ -9,7 +9,7 @@
 //! views that borrow the arena.
 //!
 //! ```
-//! use quarry::{Arena, BoundedAlloc, DecodeOptions};
+//! use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
 //!
 //! let mut arena = Arena::new();
 //! {

@@ -23,7 +23,7 @@ use crate::{Arena, DecodeError, DecodeOptions};
 /// the input offset the request is for; it ends up in the error.
 ///
 /// ```
-/// use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+/// use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 ///
 /// let arena = Arena::new();
 /// let opts = DecodeOptions { max_arena_bytes: 16, ..Default::default() };
@@ -53,7 +53,7 @@ impl<'a> BoundedAlloc<'a> {
     /// Bytes charged so far.
     ///
     /// ```
-    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
     /// let arena = Arena::new();
     /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
     /// alloc.alloc_str("abc", 0).unwrap();
@@ -72,7 +72,7 @@ impl<'a> BoundedAlloc<'a> {
     /// decoder obtains from [`bump`](Self::bump) directly).
     ///
     /// ```
-    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
     /// let arena = Arena::new();
     /// let opts = DecodeOptions { max_arena_bytes: 10, ..Default::default() };
     /// let alloc = BoundedAlloc::new(&arena, &opts);
@@ -97,7 +97,7 @@ impl<'a> BoundedAlloc<'a> {
     /// itself through [`bump`](Self::bump)).
     ///
     /// ```
-    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
     /// let arena = Arena::new();
     /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
     /// alloc.charge_slice::<u64>(4, 0).unwrap();
@@ -122,7 +122,7 @@ impl<'a> BoundedAlloc<'a> {
     /// Move `value` into the arena.
     ///
     /// ```
-    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
     /// let arena = Arena::new();
     /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
     /// assert_eq!(*alloc.alloc(5u64, 0).unwrap(), 5);
@@ -148,7 +148,7 @@ impl<'a> BoundedAlloc<'a> {
     /// A slice of `len` items produced by `fill(i)` in order.
     ///
     /// ```
-    /// # use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
     /// let arena = Arena::new();
     /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
     /// assert_eq!(alloc.alloc_slice_fill_with(3, 0, |i| i as u8).unwrap(), &[0, 1, 2]);
@@ -172,7 +172,7 @@ impl<'a> BoundedAlloc<'a> {
     /// until it is reset).
     ///
     /// ```
-    /// # use quarry::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
     /// let arena = Arena::new();
     /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
     /// let squares = alloc
@@ -197,7 +197,7 @@ impl<'a> BoundedAlloc<'a> {
     /// Copy `items` into the arena.
     ///
     /// ```
-    /// use quarry::{Arena, BoundedAlloc, DecodeOptions};
+    /// use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
     /// let arena = Arena::new();
     /// let opts = DecodeOptions { max_arena_bytes: 16, ..Default::default() };
     /// let alloc = BoundedAlloc::new(&arena, &opts);

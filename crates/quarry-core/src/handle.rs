@@ -11,7 +11,7 @@ use std::num::NonZeroU32;
 /// index into a table, an input offset).
 ///
 /// ```
-/// use quarry::Id;
+/// use quarry_core::Id;
 ///
 /// struct Node;
 /// let id: Id<Node> = Id::from_index(0);

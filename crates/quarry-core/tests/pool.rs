@@ -1,7 +1,7 @@
 //! `ArenaPool`: zero allocations in the steady state, memory returned after
 //! a burst, bounds, statistics, and use across threads.
 
-use quarry::{Arena, ArenaPool, PoolStats, PooledArena};
+use quarry_core::{Arena, ArenaPool, PoolStats, PooledArena};
 
 #[global_allocator]
 static GLOBAL: quarry_testkit::CountingAlloc = quarry_testkit::CountingAlloc;

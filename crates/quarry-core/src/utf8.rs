@@ -17,9 +17,9 @@
 /// with a byte >= 0x80 goes to `std::str::from_utf8`.
 ///
 /// ```
-/// assert_eq!(quarry::utf8::to_str(b"entry"), Some("entry"));
-/// assert_eq!(quarry::utf8::to_str("é".as_bytes()), Some("é"));
-/// assert_eq!(quarry::utf8::to_str(&[0xC3]), None);
+/// assert_eq!(quarry_core::utf8::to_str(b"entry"), Some("entry"));
+/// assert_eq!(quarry_core::utf8::to_str("é".as_bytes()), Some("é"));
+/// assert_eq!(quarry_core::utf8::to_str(&[0xC3]), None);
 /// ```
 #[inline]
 pub fn to_str(bytes: &[u8]) -> Option<&str> {

@@ -13,7 +13,7 @@ use crate::DecodeError;
 /// missing value. Borrowed slices keep the input's lifetime.
 ///
 /// ```
-/// use quarry::{ByteReader, DecodeError};
+/// use quarry_core::{ByteReader, DecodeError};
 ///
 /// let mut r = ByteReader::new(&[0xF8, 0x01, 0x02, 0x03]);
 /// assert_eq!(r.u8(), Ok(0xF8));
@@ -135,7 +135,7 @@ impl<'a> ByteReader<'a> {
     /// Fail with [`DecodeError::TrailingBytes`] unless every byte is read.
     ///
     /// ```
-    /// let mut r = quarry::ByteReader::new(&[1, 2]);
+    /// let mut r = quarry_core::ByteReader::new(&[1, 2]);
     /// r.u8().unwrap();
     /// assert!(r.finish().is_err());
     /// r.u8().unwrap();
