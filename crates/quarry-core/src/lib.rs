@@ -20,6 +20,11 @@
 //! arena.reset(); // every view of the previous message is gone by now
 //! ```
 
+// The crate README's example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod arena;
 mod bounded_alloc;
 mod byte_reader;

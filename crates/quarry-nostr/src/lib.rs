@@ -26,6 +26,11 @@
 //!
 //! What the decoder accepts and rejects, and why, is in `docs/nostr.md`.
 
+// The crate README's example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod canonical;
 mod compact;
 mod decode;

@@ -33,6 +33,11 @@
 //! [`load`] builds the same tables at run time (for tools such as the
 //! `quarry` CLI); they drive the same decoder.
 
+// The crate README's example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod codegen;
 mod model;
 mod runtime;

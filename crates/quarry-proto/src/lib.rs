@@ -30,6 +30,11 @@
 //! # Ok::<(), quarry_core::DecodeError>(())
 //! ```
 
+// The crate README's example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod decode;
 mod encode;
 mod float_text;

@@ -33,6 +33,11 @@
 //!
 //! (The same program with `drop(stanza)` before the reset compiles.)
 
+// The crate README's example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod attrs;
 mod decode;
 mod dictionary;
