@@ -1,4 +1,4 @@
-//! Binary size of protobuf decoding (issue 6): the program in
+//! Binary size of protobuf decoding: the program in
 //! `benches/binsize/` (a `main` calling two consumer crates, each decoding
 //! WhatsApp's `Message`, `SyncActionData` and `HistorySync` and reading a
 //! few fields) built once per decoder, release with fat LTO, one codegen
@@ -49,7 +49,7 @@ pub const VARIANTS: [Variant; 5] = [
     },
 ];
 
-/// Targets from issue 6 on `.text`, quarry / peer: at most half of
+/// Targets on `.text`, quarry / peer: at most half of
 /// prost's, at most a third of buffa's.
 pub fn target(peer: &str) -> f64 {
     if peer == "prost" { 0.5 } else { 1.0 / 3.0 }
@@ -429,7 +429,7 @@ pub fn render(measured: &[(Variant, Sizes)], quarry_symbols: Option<&Symbols>) -
     let _ = writeln!(
         w,
         "\n### Ratios quarry / peer (lower is better)\n\n\
-         Target (issue 6): `.text` at most half of prost's and at most a third of buffa's. \
+         Target: `.text` at most half of prost's and at most a third of buffa's. \
          \"Above baseline\" subtracts the program without a decoder (Rust's std, `main`, the \
          consumers' glue). quarry's decode tables are data, not code: they are in `.data.rel.ro` \
          (tables holding pointers), `.rodata` (field names, strings) and `.rela.dyn` (one \

@@ -1,6 +1,6 @@
 //! WhatsApp's `Message`, `SyncActionData` and `HistorySync` (the three
-//! roots of the agreement tests) against prost 0.14 (the runtime
-//! whatsapp-rust moved from; its generated types in quarry-proto-tests
+//! roots of quarry-proto-tests' agreement tests) against prost 0.14 (the
+//! runtime whatsapp-rust moved from; its generated types in quarry-proto-tests
 //! come from the same descriptors): on any input both accept or both
 //! reject, and when both accept, quarry's view converted (`to_prost`)
 //! equals prost's message, unless the input holds the one documented

@@ -43,7 +43,7 @@ const ENCODERS: [&str; 5] = [
 /// The example server's load test, which writes `docs/BENCHMARKS-server.md`.
 const SERVER_COMMAND: &str = "cargo bench -p quarry-server --bench load";
 
-/// Target ratios quarry/peer (instructions, time) per case, from issue 3.
+/// Target ratios quarry/peer (instructions, time) per case.
 fn target(case: &str) -> Option<(f64, f64)> {
     match case {
         "fanout" | "large" | "usync_like" | "many_children" => Some((0.3, 0.4)),
@@ -289,7 +289,7 @@ fn render_wa(m: &Measured) -> Result<String, String> {
     let _ = writeln!(w, "### Decode: ratios quarry / peer (lower is better)\n");
     let _ = writeln!(
         w,
-        "Targets (issue 3): instructions ≤ 0.3 and time ≤ 0.4 on fanout, large, usync_like and \
+        "Targets: instructions ≤ 0.3 and time ≤ 0.4 on fanout, large, usync_like and \
          many_children; both ≤ 0.6 on ack and small; none on jid_heavy. ✓ met, ✗ missed. \
          Each cell: reused arena / fresh arena.\n"
     );

@@ -24,7 +24,7 @@ use quarry_proto_tests::samples::Root;
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
-/// Issue 6: quarry at most this times the faster peer, in instructions and
+/// The target: quarry at most this times the faster peer, in instructions and
 /// in time; the same on each sample's forward-compatible variants.
 fn target(sample: &str) -> f64 {
     if sample.starts_with("history_sync") {
@@ -201,7 +201,7 @@ fn render(m: &Measured) -> Result<String, String> {
     let _ = writeln!(w, "### Ratios quarry / fastest peer (lower is better)\n");
     let _ = writeln!(
         w,
-        "Targets (issue 6): instructions and time at most 0.5 × the faster of prost and buffa \
+        "Targets: instructions and time at most 0.5 × the faster of prost and buffa \
          (owned or view, whichever is faster on that sample and metric) on every sample, 0.3 × on \
          HistorySync; bytes held at most prost's. ✓ met, ✗ missed. Each cell: reused arena / fresh arena.\n"
     );

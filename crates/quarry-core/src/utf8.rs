@@ -1,6 +1,6 @@
 //! Text validation tuned for the short strings wire formats are made of.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -11,10 +11,8 @@
 /// `bytes` as `&str`, or `None` when it is not UTF-8.
 ///
 /// Keys, tags and ids are short ASCII strings; for those a plain ASCII scan
-/// costs a fraction of the general validator's set-up (measured with
-/// callgrind on WhatsApp stanzas: about 78 instructions per 5-byte string
-/// through `std::str::from_utf8`, about 15 through this path). Anything
-/// with a byte >= 0x80 goes to `std::str::from_utf8`.
+/// costs a fraction of the general validator's set-up. Anything with a
+/// byte >= 0x80 goes to `std::str::from_utf8`.
 ///
 /// ```
 /// assert_eq!(quarry_core::utf8::to_str(b"entry"), Some("entry"));
@@ -38,15 +36,8 @@ pub fn to_str(bytes: &[u8]) -> Option<&str> {
 /// `<[u8]>::is_ascii` checks inputs shorter than 64 bytes one byte per
 /// loop turn; most strings of a message are 4 to 40 bytes, where whole
 /// words take a fraction of the instructions. A string of 8 to 32 bytes
-/// is two loads that may overlap, with no loop. Against a loop of 8-byte
-/// words (callgrind, decode into a reused arena): protobuf history sync
-/// 50x20 (three strings of 20 to 85 bytes per message) 2.3% fewer
-/// instructions, contact 1,101 -> 1,060, star 829 -> 827; WhatsApp
-/// (iai) fanout 5,596 -> 5,539, many_children 650,129 -> 635,350. Past
-/// 32 bytes the blocks between the first and the last 16 bytes are read
-/// two per loop turn: history sync 1,428,876 -> 1,420,876, the quoted
-/// reply 1,253 -> 1,225 (reading every block, the first again, one per
-/// turn).
+/// is two loads that may overlap, with no loop. Past 32 bytes the blocks
+/// between the first and the last 16 bytes are read two per loop turn.
 #[inline]
 fn is_ascii(bytes: &[u8]) -> bool {
     const HIGH: u64 = 0x8080_8080_8080_8080;

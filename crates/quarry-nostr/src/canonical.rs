@@ -2,7 +2,7 @@
 //! and JSON string escaping, written to any byte sink: SHA-256 through a
 //! stack buffer (id checks, no allocation) or a caller's `Vec<u8>`.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

@@ -1,7 +1,7 @@
 //! Decoding: events and the parts every message shares. One pass over the
 //! input, no recursion, every table written into the arena.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

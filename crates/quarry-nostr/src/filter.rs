@@ -1,7 +1,7 @@
 //! REQ/COUNT filters: decoded into shared per-message tables, viewed as
 //! [`Filter`]s, matched against events without building an index.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

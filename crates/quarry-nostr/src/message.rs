@@ -1,7 +1,7 @@
 //! Relay-to-client and client-to-relay messages (NIP-01, NIP-42 AUTH,
 //! NIP-45 COUNT, NIP-77 negentropy frames).
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

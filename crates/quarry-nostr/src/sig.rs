@@ -1,5 +1,5 @@
 //! BIP-340 signature verification (feature `sig`), never done implicitly:
-//! it costs ~25 µs per event, far more than decoding.
+//! it costs far more than decoding.
 
 use secp256k1::{XOnlyPublicKey, global::SECP256K1, schnorr};
 

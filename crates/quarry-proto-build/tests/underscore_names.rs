@@ -1,6 +1,6 @@
 //! Names made of underscores only, which protobuf allows (`int32 _ = 1;`)
 //! and which snake_case and UpperCamel turn into nothing: the generator
-//! must still emit valid identifiers (it used to panic on an empty one).
+//! must still emit valid identifiers, never panic on an empty one.
 
 use quarry_proto_build::Builder;
 

@@ -2,7 +2,7 @@
 //! scope (`ext_int` = 1000 …) and inside `Holder` (`held_bytes` = 1500,
 //! `held` = 1501). Each extension gets a getter named after it (and a
 //! `has_` method where it has presence), reads as a declared field does,
-//! and is no longer an unknown field. Inputs are encoded by hand.
+//! and is not an unknown field. Inputs are encoded by hand.
 
 use quarry_core::Arena;
 use quarry_proto_tests::views::{OddView, Sign};

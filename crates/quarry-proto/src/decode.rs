@@ -126,10 +126,10 @@ pub enum Reserve {
     None,
 }
 
-/// Arena bytes reserved by [`Reserve::Estimate`] per input byte: measured
-/// use on the WhatsApp-shaped samples, past the scratch stack's start
-/// ([`ESTIMATE_BYTES_CONST`]), is 0.2 to 2.4 bytes per input byte (strings
-/// borrow from the input; records are 8 to 24 bytes).
+/// Arena bytes reserved by [`Reserve::Estimate`] per input byte: above
+/// what the WhatsApp-shaped samples use past the scratch stack's start
+/// ([`ESTIMATE_BYTES_CONST`]; strings borrow from the input, records are
+/// 8 to 24 bytes; the bytes each sample uses are in docs/BENCHMARKS.md).
 pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 3;
 /// Arena bytes reserved by [`Reserve::Estimate`] on top: the decoder's
 /// scratch stack as it starts (8 slots of 24 bytes) and 128.
@@ -225,8 +225,7 @@ pub fn decode<'a>(
 /// allocates nothing when the estimate holds (as it does for the
 /// WhatsApp-shaped samples of the benchmarks). Cheaper than
 /// `Arena::new()` followed by a decode, whose reservation first asks
-/// bumpalo for a chunk through its growth path (about 150 instructions
-/// more per decode, measured with callgrind).
+/// bumpalo for a chunk through its growth path.
 ///
 /// ```
 /// use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, Schema};
@@ -259,9 +258,7 @@ pub fn decode_with<'a>(
 }
 
 /// [`decode_with`], inlined into each entry point: its set-up then shares
-/// the entry point's frame, one call fewer per decode (about 50
-/// instructions, a twentieth of a small message's decode, measured with
-/// callgrind).
+/// the entry point's frame, one call fewer per decode.
 #[inline(always)]
 fn decode_inline<'a>(
     message: MessageRef,

@@ -66,10 +66,7 @@ pub(crate) const STACK_SEGMENT: usize = 1024 * 1024;
 /// A dense record as it starts: slot `i` holds field `i`, absent. Copying
 /// its first slots costs fewer instructions than writing each slot's three
 /// words, and a copy of a length known when compiled (see
-/// [`Dec::dense_slots`]) fewer than a call to `memcpy` (callgrind, reused
-/// arena, decode only: contact 1,168 with the fill loop, 1,156 with
-/// `memcpy`, 1,131 -> 1,118 with fixed-length copies; star 884 -> 846;
-/// history sync 50x20 1% fewer at each step).
+/// [`Dec::dense_slots`]) fewer than a call to `memcpy`.
 // (Eight entries: a change of `DENSE_FIELDS` fails to compile here.)
 static ABSENT: [Slot<'static>; MessageTable::DENSE_FIELDS] = [
     absent(0),
@@ -825,10 +822,8 @@ impl<'a> Dec<'a, '_> {
 
     /// [`message`](Self::message) behind a call whose result fits two
     /// registers: the slots, or `None` when the decode fails, the error
-    /// left in [`error`](Dec::error). Returned whole, the `Result` went through
-    /// memory: stores and loads per nested message (callgrind, reused
-    /// arena: star 922 -> 910 instructions a decode, history sync 0.8%
-    /// fewer).
+    /// left in [`error`](Dec::error). Returned whole, the `Result` goes
+    /// through memory: stores and loads per nested message.
     #[inline(never)]
     fn message_call<const DENSE: bool>(
         &mut self,
@@ -1064,12 +1059,9 @@ impl<'a> Dec<'a, '_> {
     /// Push one slot on the scratch (items are counted when its message
     /// ends).
     ///
-    /// The write is unchecked: `Vec::push` checked the capacity again
+    /// The write is unchecked: `Vec::push` checks the capacity again
     /// after the check here, and with the grow path joining before it the
-    /// compiler kept both, plus a reload (callgrind, reused arena, with a
-    /// repeated message field read without a mark, see `Slot::elements`:
-    /// history sync 50x20 1,406,159 -> 1,374,843 instructions a decode,
-    /// 2.2%; contact 1,104 -> 1,093, group SKDM 933 -> 912).
+    /// compiler keeps both, plus a reload.
     #[inline]
     fn push(&mut self, slot: Slot<'a>, at: usize) -> Result<(), DecodeError> {
         let len = self.scratch.len();
@@ -1277,8 +1269,8 @@ impl<'a> Dec<'a, '_> {
             // needs to grow again from nothing (a sibling of the same
             // kind), and when it does, the new buffers add no more to the
             // arena bound than the grown first buffer would have.
-            // (Taking it under a sparse root, whose slot for the child then
-            // starts a new buffer, cost text_reply 65 instructions more.)
+            // (Not under a sparse root: its slot for the child would then
+            // start a new buffer.)
             self.take_depth = 1;
             let scratch = std::mem::replace(&mut self.scratch, ArenaVec::new_in(self.alloc.bump()));
             let slots = scratch.into_bump_slice();

@@ -259,8 +259,8 @@ impl<'a> Slot<'a> {
     }
 
     /// The message a [`Val::Msg`] slot holds. (Read straight from the
-    /// slot: through [`val`](Self::val) the compiler rebuilt the value
-    /// first, 8 instructions more per element collected.)
+    /// slot: through [`val`](Self::val) the compiler rebuilds the value
+    /// first.)
     #[inline(always)]
     pub(crate) fn as_msg(&self) -> Option<&'a [Slot<'a>]> {
         match self.0 {

@@ -1,7 +1,7 @@
 //! A typed attribute reader that collects errors instead of stopping at the
 //! first, the way protocol handlers read a stanza's attributes.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

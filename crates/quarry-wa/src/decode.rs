@@ -1,7 +1,7 @@
 //! The decode loop: one pass over the node bytes, an explicit stack instead
 //! of recursion, every record written into the arena.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -60,9 +60,8 @@ pub const fn max_arena_bytes(input_len: usize) -> usize {
 /// allocates nothing.
 ///
 /// `Arena::new()` followed by a decode also costs one allocation, but the
-/// decode's reservation then goes through bumpalo's growth path: a one-shot
-/// decode of a small stanza costs about 140 instructions more that way
-/// (callgrind, `wa_iai`'s `quarry_fresh` benches). Reuse an arena
+/// decode's reservation then goes through bumpalo's growth path, which
+/// costs more per decode. Reuse an arena
 /// ([`Arena::reset`]) where messages keep coming.
 ///
 /// ```

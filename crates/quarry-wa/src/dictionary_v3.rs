@@ -1,5 +1,4 @@
-// WhatsApp binary-node token dictionary, protocol version 3 (the ordering in
-// use in 2025-2026).
+// WhatsApp binary-node token dictionary, protocol version 3.
 //
 // Taken from the `wacore-binary` 0.7.0 crate (whatsapp-rust, `src/tokens.json`),
 // licensed MIT, Copyright (c) João Lucas and contributors. These strings are a

@@ -1,7 +1,7 @@
 //! Frames: the flags byte in front of node bytes, and zlib-compressed
 //! bodies inflated into the arena.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

@@ -1,7 +1,7 @@
 //! Packed strings: NIBBLE_8 (digits, `-`, `.`) and HEX_8 (upper-case hex),
 //! two characters per byte, high nibble first.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
-// can panic on them; each remaining spot is an audited `expect` (issue 7).
+// can panic on them; each remaining spot is an audited `expect`.
 #![deny(
     clippy::indexing_slicing,
     clippy::unwrap_used,

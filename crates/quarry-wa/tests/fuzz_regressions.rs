@@ -4,7 +4,7 @@
 use quarry_core::Arena;
 use quarry_wa::{Node, OwnedJid, OwnedNode, OwnedValue, Server};
 
-/// `wa_node`, first seconds of the first run: a JID user that arrives
+/// `wa_node`: a JID user that arrives
 /// HEX_8-packed (`FB 01 00`, the user "00") is written back packed by
 /// `encode_view` (a view re-encodes byte for byte) but as the token that
 /// spells "00" by `encode` of the owned copy, which holds the user as

@@ -268,8 +268,8 @@ fn the_named_differences_are_real() {
 
     // (a) and (b) in one JID: an interop JID with an empty user (offset 12)
     // whose server slot holds a JID_PAIR (offset 18). quarry stops at the
-    // first, so that is the difference named. (Found by the proptest below:
-    // the peer's encoder writes this for a JID with an empty interop user.)
+    // first, so that is the difference named. (The peer's encoder writes
+    // this for a JID with an empty interop user; the proptest below meets it.)
     let both = [
         0xF8, 0x02, 0x13, 0xF8, 0x01, 0xF8, 0x04, 0x13, 0xFC, 0x01, b'a', 0xF5, 0xFC, 0x00, 0x00,
         0x00, 0x00, 0x01, 0xFA, 0xFF, 0x83, 0x00, 0x00, 0x0F, 0x03,

@@ -13,9 +13,8 @@
 //! allowed encodes on any thread's stack.
 //!
 //! The passes do not use the text printer's [`walk`](crate::walk), whose
-//! steps come one at a time through an enum: built on it, the encoder took
-//! 3,840 instructions for the 99-byte contact sample where buffa takes
-//! 1,426 (callgrind).
+//! steps come one at a time through an enum: a tight loop over the fields
+//! between two nested messages costs far less.
 
 mod back;
 mod back_buf;

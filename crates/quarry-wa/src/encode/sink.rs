@@ -36,8 +36,7 @@ impl Sink for Count {
 pub(super) const SCRATCH_LEN: usize = 4096;
 
 /// A stack buffer written from its start, never zeroed (for a small
-/// stanza zeroing cost about 3,600 instructions, more than the encode
-/// itself). `filled` counts the leading bytes written; only the methods
+/// stanza, zeroing a page costs more than the encode itself). `filled` counts the leading bytes written; only the methods
 /// below change it, each by exactly the bytes it wrote, so only written
 /// bytes are ever read.
 pub(super) struct Scratch<'b> {
