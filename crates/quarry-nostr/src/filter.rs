@@ -582,7 +582,7 @@ impl<'a> Dec<'a, '_> {
                         what: "a tag condition's key must be '#' and one letter a-z or A-Z",
                     });
                 }
-                _ => self.r.skip_value(3, self.cfg.limits.max_depth)?,
+                _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
             }
             if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                 break;

@@ -296,7 +296,7 @@ impl<'a> Dec<'a, '_> {
                     return Ok(());
                 }
                 self.r.expect(b':', "")?;
-                self.r.skip_value(3, self.cfg.limits.max_depth)?;
+                self.r.skip_value(3, self.cfg.options.max_depth)?;
                 if !self.r.comma_or(b'}', "")? {
                     return Ok(());
                 }
@@ -427,7 +427,7 @@ impl<'a> Dec<'a, '_> {
                     b"approximate" => approximate = Some(self.r.bool()?),
                     b"hll" if hll.is_some() => return Err(dup),
                     b"hll" => hll = Some(self.r.string(self.alloc)?),
-                    _ => self.r.skip_value(3, self.cfg.limits.max_depth)?,
+                    _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
                 }
                 if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                     break;
@@ -547,7 +547,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<RelayMessage<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         match d.message(Side::Relay)? {
             Message::Relay(m) => Ok(m),
@@ -568,7 +568,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<ClientMessage<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         match d.message(Side::Client)? {
             Message::Client(m) => Ok(m),
@@ -593,7 +593,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<Message<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         d.message(Side::Either)
     }
