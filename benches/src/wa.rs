@@ -50,7 +50,7 @@ pub fn cases() -> &'static [WaCase] {
                 let arena = Arena::new();
                 let quarry_tree = quarry_wa::decode(&arena, &framed)
                     .expect("quarry decodes the peer's bytes")
-                    .to_owned();
+                    .to_owned_node();
                 WaCase {
                     name,
                     bytes: framed,

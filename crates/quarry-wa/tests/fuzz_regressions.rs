@@ -39,7 +39,7 @@ fn a_packed_jid_user_that_is_a_token_re_encodes_to_the_same_tree_both_ways() {
         ],
         content: quarry_wa::OwnedContent::None,
     };
-    assert_eq!(node.to_owned(), expected);
+    assert_eq!(node.to_owned_node(), expected);
 
     let from_view = quarry_wa::encode_view(node).unwrap();
     let from_owned = quarry_wa::encode(&expected).unwrap();

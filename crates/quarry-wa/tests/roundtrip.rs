@@ -398,7 +398,7 @@ fn check_both_decoders(tree: &OwnedNode, expected: &OwnedNode) -> Result<(), Tes
 
     let arena = Arena::new();
     let view = quarry_wa::decode(&arena, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(&view.to_owned(), expected, "our decoder");
+    prop_assert_eq!(&view.to_owned_node(), expected, "our decoder");
     prop_assert_eq!(&quarry_wa::encode_view(view).unwrap(), &bytes, "re-encode");
 
     let theirs = peer::marshal::unmarshal_ref(&bytes)
@@ -432,7 +432,7 @@ proptest! {
         let arena = Arena::new();
         let view = quarry_wa::decode_frame(&arena, &framed)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(&view.to_owned(), &expect(&g));
+        prop_assert_eq!(&view.to_owned_node(), &expect(&g));
         prop_assert_eq!(&quarry_wa::encode_view(view).unwrap(), &framed[1..]);
         prop_assert_eq!(&quarry_wa::encode_view_frame(view).unwrap(), &framed);
         // Our own encoder writes the same bytes as the peer's here.
@@ -596,8 +596,8 @@ fn peer_fixture_shapes_decode_the_same_after_re_encoding() {
     assert_ne!(again, framed[1..]);
     let arena2 = Arena::new();
     assert_eq!(
-        quarry_wa::decode(&arena2, &again).unwrap().to_owned(),
-        view.to_owned()
+        quarry_wa::decode(&arena2, &again).unwrap().to_owned_node(),
+        view.to_owned_node()
     );
 }
 
@@ -661,10 +661,10 @@ fn non_canonical_inputs_re_encode_to_the_same_tree() {
         assert_ne!(again, bytes, "{what}: expected different bytes");
         let arena2 = Arena::new();
         let second = quarry_wa::decode(&arena2, &again).unwrap();
-        assert_eq!(second.to_owned(), first.to_owned(), "{what}");
+        assert_eq!(second.to_owned_node(), first.to_owned_node(), "{what}");
         // Whatever we write, the peer's decoder reads the same way.
         let theirs = peer::marshal::unmarshal_ref(&again).unwrap();
-        assert_eq!(from_peer(&theirs), first.to_owned(), "{what}: peer");
+        assert_eq!(from_peer(&theirs), first.to_owned_node(), "{what}: peer");
     }
 
     // In content position the same over-long packed string cannot come back

@@ -230,7 +230,7 @@ impl Encoder {
 /// assert_eq!(bytes.capacity(), bytes.len());
 ///
 /// let arena = quarry_core::Arena::new();
-/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned(), node);
+/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned_node(), node);
 /// ```
 pub fn encode(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
     Encoder::new().encode(node)
