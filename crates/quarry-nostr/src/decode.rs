@@ -85,7 +85,7 @@ pub const fn max_event_arena_bytes(input_len: usize) -> usize {
 /// ([`Arena::reset`]) where messages keep coming.
 ///
 /// ```
-/// let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::doc_event());
+/// let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::SAMPLE_EVENT);
 /// let arena = quarry_nostr::arena_for(frame.as_bytes());
 /// let reserved = arena.stats().allocated_bytes;
 /// assert!(reserved >= quarry_nostr::max_event_arena_bytes(frame.len()));
@@ -539,7 +539,7 @@ impl Decoder {
     /// use quarry_nostr::{Decoder, IdCheck};
     ///
     /// let arena = Arena::new();
-    /// let json = quarry_nostr::doc_event();
+    /// let json = quarry_nostr::SAMPLE_EVENT;
     /// let event = Decoder::new().decode_event(&arena, json.as_bytes())?;
     /// assert_eq!(event.id_valid(), Some(true));
     ///
@@ -569,7 +569,7 @@ impl Decoder {
 ///
 /// ```
 /// let arena = quarry_core::Arena::new();
-/// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+/// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
 /// assert_eq!(event.kind(), 1);
 /// let err = quarry_nostr::decode_event(&arena, br#"{"kind":70000}"#).unwrap_err();
 /// assert_eq!(err.to_string(), "kind must be an integer in 0..=65535 at byte 8");

@@ -31,7 +31,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_canonical(&mut out, quarry_nostr::ControlChars::Escape);
     /// assert!(out.starts_with(b"[0,\"989c0b76"));
@@ -53,7 +53,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// assert!(event.verify_id());
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
@@ -74,7 +74,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let json = quarry_nostr::doc_event();
+    /// let json = quarry_nostr::SAMPLE_EVENT;
     /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_json(&mut out);
@@ -90,7 +90,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_json_with(&mut out, &mut |e, out| {
     ///     out.extend_from_slice(if e.id_valid() == Some(true) { b",\"id_valid\":true" } else { b",\"id_valid\":false" })

@@ -71,7 +71,7 @@ pub(crate) fn letter_bit(name: &str) -> u64 {
 /// ```
 /// use quarry_core::Arena;
 ///
-/// let json = quarry_nostr::doc_event().as_bytes();
+/// let json = quarry_nostr::SAMPLE_EVENT.as_bytes();
 /// let arena = Arena::new();
 /// let event = quarry_nostr::decode_event(&arena, json)?;
 /// assert_eq!(event.kind(), 1);
@@ -163,7 +163,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// # let arena = quarry_core::Arena::new();
-    /// # let json = quarry_nostr::doc_event();
+    /// # let json = quarry_nostr::SAMPLE_EVENT;
     /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     /// assert_eq!(&event.id_hex()[..8], b"10a841dc");
     /// ```
@@ -227,7 +227,7 @@ impl fmt::Debug for Event<'_> {
 ///
 /// ```
 /// # let arena = quarry_core::Arena::new();
-/// # let json = quarry_nostr::doc_event();
+/// # let json = quarry_nostr::SAMPLE_EVENT;
 /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
 /// let tags = event.tags();
 /// assert_eq!(tags.len(), 2);
@@ -327,7 +327,7 @@ impl<'a> Tags<'a> {
     ///
     /// ```
     /// # let arena = quarry_core::Arena::new();
-    /// # let json = quarry_nostr::doc_event();
+    /// # let json = quarry_nostr::SAMPLE_EVENT;
     /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     /// assert_eq!(event.tags().first("e").unwrap().len(), 2);
     /// assert!(event.tags().first("d").is_none());
@@ -428,7 +428,7 @@ enum TagRepr<'a> {
 ///
 /// ```
 /// # let arena = quarry_core::Arena::new();
-/// # let json = quarry_nostr::doc_event();
+/// # let json = quarry_nostr::SAMPLE_EVENT;
 /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
 /// let p = event.tags().first("p").unwrap();
 /// assert_eq!(p.name(), "p");

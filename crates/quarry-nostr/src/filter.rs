@@ -190,7 +190,7 @@ impl<'a> Filter<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// let req = br##"["REQ","s",{"kinds":[1],"#p":["bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]}]"##;
     /// let quarry_nostr::ClientMessage::Req { filters, .. } = quarry_nostr::decode_client_message(&arena, req)? else { unreachable!() };
     /// assert!(filters.get(0).unwrap().matches(event));

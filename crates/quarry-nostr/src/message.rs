@@ -534,12 +534,12 @@ impl Decoder {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let json = format!(r#"["EVENT","sub1",{}]"#, quarry_nostr::doc_event());
+    /// let json = format!(r#"["EVENT","sub1",{}]"#, quarry_nostr::SAMPLE_EVENT);
     /// let msg = quarry_nostr::Decoder::new().decode_relay_message(&arena, json.as_bytes())?;
     /// let quarry_nostr::RelayMessage::Event { sub_id, event } = msg else { unreachable!() };
     /// assert_eq!(sub_id, "sub1");
     /// assert_eq!(event.id_valid(), Some(true));
-    /// assert_eq!(event.raw(), quarry_nostr::doc_event().as_bytes());
+    /// assert_eq!(event.raw(), quarry_nostr::SAMPLE_EVENT.as_bytes());
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_relay_message<'a>(

@@ -32,7 +32,7 @@ impl Covariant for MessageRoot {
 /// use quarry_core::bytes::Bytes;
 /// use quarry_nostr::OwnedMessage;
 ///
-/// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::doc_event());
+/// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::SAMPLE_EVENT);
 /// let msg = OwnedMessage::decode_client(Bytes::from(json))?;
 /// let msg = std::thread::spawn(move || msg).join().unwrap();
 /// let event = msg.event().unwrap();
@@ -210,11 +210,11 @@ impl OwnedMessage {
     ///
     /// ```
     /// # use quarry_core::bytes::Bytes;
-    /// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::doc_event());
+    /// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::SAMPLE_EVENT);
     /// let msg = quarry_nostr::OwnedMessage::decode_client(Bytes::from(json))?;
     /// // The event's JSON, to store or relay as is, sharing the input.
     /// let raw = msg.slice_bytes(msg.event().unwrap().raw());
-    /// assert_eq!(raw, quarry_nostr::doc_event().as_bytes());
+    /// assert_eq!(raw, quarry_nostr::SAMPLE_EVENT.as_bytes());
     /// assert!(msg.backing_bytes().as_ptr_range().contains(&raw.as_ptr()));
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```

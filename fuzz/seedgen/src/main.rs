@@ -222,7 +222,7 @@ fn event(created_at: u64, kind: u16, tags: &str, content: &str) -> String {
 
 fn events() -> Vec<String> {
     vec![
-        quarry_nostr::doc_event().to_owned(),
+        quarry_nostr::SAMPLE_EVENT.to_owned(),
         event(1, 1, "[]", r#""""#),
         event(
             1_700_000_000,
