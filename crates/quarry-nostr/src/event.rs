@@ -208,6 +208,33 @@ impl<'a> Event<'a> {
     }
 }
 
+/// Value equality of what the event says: id, pubkey, signature,
+/// `created_at`, kind, tags and content. How it was written (whitespace,
+/// member order, escapes, hex case: [`raw`](Event::raw)) and what the
+/// decoder found about it ([`id_valid`](Event::id_valid)) do not count.
+///
+/// ```
+/// let (one, two) = (quarry_core::Arena::new(), quarry_core::Arena::new());
+/// let json = quarry_nostr::SAMPLE_EVENT;
+/// let a = quarry_nostr::decode_event(&one, json.as_bytes())?;
+/// let spaced = json.replace(",\"kind\"", ", \"kind\"");
+/// let b = quarry_nostr::decode_event(&two, spaced.as_bytes())?;
+/// assert_eq!(a, b);
+/// assert_ne!(a.raw(), b.raw());
+/// # Ok::<(), quarry_core::DecodeError>(())
+/// ```
+impl PartialEq for Event<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id() == other.id()
+            && self.pubkey() == other.pubkey()
+            && self.sig() == other.sig()
+            && self.created_at() == other.created_at()
+            && self.kind() == other.kind()
+            && self.content() == other.content()
+            && self.tags() == other.tags()
+    }
+}
+
 impl fmt::Debug for Event<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let hexs = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
@@ -223,7 +250,8 @@ impl fmt::Debug for Event<'_> {
     }
 }
 
-/// The tags of an event.
+/// The tags of an event. Equal when they hold equal tags in the same
+/// order.
 ///
 /// ```
 /// # let arena = quarry_core::Arena::new();
@@ -370,6 +398,12 @@ impl<'a> Tags<'a> {
     #[inline]
     pub fn has_letter_value(self, letter: u8, value: &str) -> bool {
         self.letter_values(letter).any(|v| v == value)
+    }
+}
+
+impl PartialEq for Tags<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 

@@ -113,6 +113,13 @@ impl<'a> Filters<'a> {
     }
 }
 
+/// Equal when they hold equal filters in the same order.
+impl PartialEq for Filters<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
 impl fmt::Debug for Filters<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -356,6 +363,21 @@ impl Sep {
             out.put(b",");
         }
         self.0 = true;
+    }
+}
+
+/// Value equality, member by member, lists in wire order (`[1,7]` and
+/// `[7,1]` differ, as they do on the wire).
+impl PartialEq for Filter<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ids() == other.ids()
+            && self.authors() == other.authors()
+            && self.kinds() == other.kinds()
+            && self.since() == other.since()
+            && self.until() == other.until()
+            && self.limit() == other.limit()
+            && self.search() == other.search()
+            && self.tag_lists().eq(other.tag_lists())
     }
 }
 

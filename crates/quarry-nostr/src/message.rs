@@ -30,7 +30,7 @@ use crate::options::Decoder;
 /// }
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RelayMessage<'a> {
     /// `["EVENT", <sub_id>, <event>]`
     Event {
@@ -105,7 +105,7 @@ pub enum RelayMessage<'a> {
 /// assert!(matches!(msg, quarry_nostr::ClientMessage::Close { sub_id: "sub1" }));
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ClientMessage<'a> {
     /// `["EVENT", <event>]`
     Event(Event<'a>),
@@ -155,7 +155,7 @@ pub enum ClientMessage<'a> {
 
 /// A message of either direction, for tools that do not know which side
 /// wrote it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Message<'a> {
     /// Relay to client.
     Relay(RelayMessage<'a>),

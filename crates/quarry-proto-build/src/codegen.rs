@@ -786,7 +786,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
         );
         extra_items.push(quote! {
             #[doc = #od]
-            #[derive(Clone, Copy, Debug)]
+            #[derive(Clone, Copy, Debug, PartialEq)]
             #[allow(clippy::enum_variant_names)] // names come from the schema
             pub enum #oneof_ty #lt {
                 #(#variants),*
@@ -815,7 +815,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
     quote! {
         #d
-        #[derive(Clone, Copy, Default)]
+        #[derive(Clone, Copy, Default, PartialEq)]
         pub struct #view<'a> {
             rec: ::quarry_proto::Record<'a>,
         }
