@@ -56,7 +56,7 @@ pub use message::{
     decode_relay_message,
 };
 pub use options::{ControlChars, Decoder, IdCheck};
-pub use owned_message::OwnedMessage;
+pub use owned_message::{MessageRoot, OwnedMessage};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};
 
 /// A signed kind-1 event with two tags, as a relay would send it: its id

@@ -61,5 +61,5 @@ pub use frame::{arena_for_frame, decode_frame};
 pub use jid::{Jid, JidParseError, JidUser, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
-pub use owned_stanza::OwnedStanza;
+pub use owned_stanza::{NodeRoot, OwnedStanza};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};
