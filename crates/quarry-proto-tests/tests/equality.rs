@@ -49,6 +49,12 @@ fn a_merged_wire_form_equals_the_message_prost_merges_it_to() {
     assert_eq!(view(&one, &concatenated), view(&two, &whole));
 }
 
+/// The sample's context (it has one).
+fn context(m: &mut pb::Message) -> &mut pb::ContextInfo {
+    let ext = m.extended_text_message.as_mut().unwrap();
+    ext.context_info.as_mut().unwrap()
+}
+
 #[test]
 fn a_change_anywhere_is_unequal() {
     let base = samples::text_reply_quoted();
@@ -63,36 +69,18 @@ fn a_change_anywhere_is_unequal() {
             ext.text = Some("Sounds good, see you at nine tonight!".into());
         }),
         ("participant", |m| {
-            let ctx = m
-                .extended_text_message
-                .as_mut()
-                .unwrap()
-                .context_info
-                .as_mut()
-                .unwrap();
+            let ctx = context(m);
             ctx.participant = Some("5511999990001@s.whatsapp.net".into());
         }),
         ("quoted conversation, two levels down", |m| {
-            let ctx = m
-                .extended_text_message
-                .as_mut()
-                .unwrap()
-                .context_info
-                .as_mut()
-                .unwrap();
+            let ctx = context(m);
             ctx.quoted_message.as_mut().unwrap().conversation = Some("Dinner at nine?".into());
         }),
         ("a field more", |m| {
             m.conversation = Some("hi".into());
         }),
         ("a field fewer", |m| {
-            let ctx = m
-                .extended_text_message
-                .as_mut()
-                .unwrap()
-                .context_info
-                .as_mut()
-                .unwrap();
+            let ctx = context(m);
             ctx.stanza_id = None;
         }),
     ];
