@@ -160,7 +160,7 @@ fn quarry_encode(tree: &'static OwnedNode) -> usize {
     black_box(wa::quarry_encode(tree))
 }
 
-// `quarry_wa::encode_view_frame` of the decoded view, plus drop.
+// `quarry_wa::encode_frame` of the decoded view, plus drop.
 #[library_benchmark]
 #[bench::fanout(args = ("fanout"), setup = quarry_tree_view)]
 #[bench::large(args = ("large"), setup = quarry_tree_view)]

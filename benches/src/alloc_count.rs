@@ -221,7 +221,7 @@ pub fn measure_wa() -> Vec<AllocRow> {
         let view = wa::quarry_view(name);
         wa::quarry_encode_view(view);
         rows.push(count(name, "quarry_encode_view", || {
-            quarry_wa::encode_view_frame(view).expect("quarry re-encodes the case")
+            quarry_wa::encode_frame(view).expect("quarry re-encodes the case")
         }));
     }
     rows

@@ -251,13 +251,9 @@ mod tests {
             let quarry = match s.root {
                 Root::SyncActionData => wa::SyncActionDataView::decode(&arena, want)
                     .unwrap()
-                    .encode_to_vec(),
-                Root::Message => wa::MessageView::decode(&arena, want)
-                    .unwrap()
-                    .encode_to_vec(),
-                Root::HistorySync => wa::HistorySyncView::decode(&arena, want)
-                    .unwrap()
-                    .encode_to_vec(),
+                    .encode(),
+                Root::Message => wa::MessageView::decode(&arena, want).unwrap().encode(),
+                Root::HistorySync => wa::HistorySyncView::decode(&arena, want).unwrap().encode(),
             };
             assert_eq!(prost, want, "{}: prost", s.name);
             assert_eq!(buffa, want, "{}: buffa", s.name);

@@ -50,7 +50,7 @@ pub fn cases() -> &'static [WaCase] {
                 let arena = Arena::new();
                 let quarry_tree = quarry_wa::decode(&arena, &framed)
                     .expect("quarry decodes the peer's bytes")
-                    .to_owned();
+                    .to_owned_node();
                 WaCase {
                     name,
                     bytes: framed,
@@ -311,13 +311,13 @@ pub fn quarry_encode(tree: &OwnedNode) -> usize {
     n
 }
 
-/// Re-encode a decoded view with `quarry_wa::encode_view_frame`.
+/// Re-encode a decoded view with `quarry_wa::encode_frame`.
 ///
 /// # Panics
 /// When quarry cannot encode the view.
 #[inline(never)]
 pub fn quarry_encode_view(node: quarry_wa::Node<'_>) -> usize {
-    let out = quarry_wa::encode_view_frame(black_box(node)).expect("quarry re-encodes the case");
+    let out = quarry_wa::encode_frame(black_box(node)).expect("quarry re-encodes the case");
     let n = out.len();
     drop(black_box(out));
     n
@@ -355,7 +355,7 @@ mod tests {
             assert_eq!(peer[1..], case.bytes[..], "{}", case.name);
             assert_eq!(marshal_exact(&case.tree).unwrap(), peer, "{}", case.name);
             let owned = quarry_wa::encode_frame(&case.quarry_tree).unwrap();
-            let view = quarry_wa::encode_view_frame(quarry_view(case.name)).unwrap();
+            let view = quarry_wa::encode_frame(quarry_view(case.name)).unwrap();
             assert_eq!(owned, view, "{}", case.name);
             let peer_view_bytes = marshal_ref(peer_view(case.name)).unwrap();
             assert_eq!(

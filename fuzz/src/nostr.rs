@@ -54,7 +54,7 @@ fn seen_event(event: Option<Event<'_>>) -> Option<Option<bool>> {
 
 fn seen_relay(m: &RelayMessage<'_>) -> Seen {
     let mut json = Vec::new();
-    m.write_json(&mut json);
+    m.encode_into(&mut json);
     Seen {
         json,
         id_valid: seen_event(m.event()),
@@ -63,7 +63,7 @@ fn seen_relay(m: &RelayMessage<'_>) -> Seen {
 
 fn seen_client(m: &ClientMessage<'_>) -> Seen {
     let mut json = Vec::new();
-    m.write_json(&mut json);
+    m.encode_into(&mut json);
     Seen {
         json,
         id_valid: seen_event(m.event()),

@@ -252,7 +252,7 @@ pub fn check_relay(data: &[u8]) {
         } | Ours::Count { hll: Some(_), .. }
     ) {
         let mut out = Vec::new();
-        ours.write_json(&mut out);
+        ours.encode_into(&mut out);
         assert_eq!(
             String::from_utf8(out).expect("quarry writes UTF-8"),
             theirs.as_json(),
@@ -431,7 +431,7 @@ fn same_json_as_sets(
     theirs: &nostr::message::ClientMessage,
 ) {
     let mut out = Vec::new();
-    ours.write_json_as(&mut out, quarry_nostr::FilterLists::Sets, None);
+    ours.encode_into_as(&mut out, quarry_nostr::FilterLists::Sets, None);
     assert_eq!(
         String::from_utf8(out).expect("quarry writes UTF-8"),
         theirs.as_json(),

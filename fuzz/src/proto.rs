@@ -15,7 +15,7 @@ struct Seen {
 }
 
 fn seen(message: MessageRef, record: Record<'_>) -> Seen {
-    let bytes = quarry_proto::encode_to_vec(message, record);
+    let bytes = quarry_proto::encode(message, record);
     assert_eq!(
         quarry_proto::encoded_len(message, record),
         bytes.len(),
@@ -45,7 +45,7 @@ pub fn check(message: MessageRef, data: &[u8]) {
     let (written, (charged, measured)) =
         arena_bytes_written(write_bound.saturating_add(4096), |arena| {
             let alloc = BoundedAlloc::new(arena, &options);
-            let out = quarry_proto::decode_with(message, &alloc, data, &options)
+            let out = quarry_proto::decode_into(message, &alloc, data, &options)
                 .map(|r| seen(message, r));
             (alloc.used(), out)
         });

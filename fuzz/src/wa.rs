@@ -14,7 +14,7 @@ pub fn check_node(data: &[u8]) {
 
     let bound = max_arena_bytes(data.len());
     let (written, measured) = arena_bytes_written(bound.saturating_add(4096), |arena| {
-        decoder.decode(arena, data).map(Node::to_owned)
+        decoder.decode(arena, data).map(Node::to_owned_node)
     });
     assert!(
         written <= bound,
@@ -22,8 +22,8 @@ pub fn check_node(data: &[u8]) {
         data.len()
     );
 
-    let reused = in_reused_arena(|arena| decoder.decode(arena, data).map(Node::to_owned));
-    let owned = first.clone().map(Node::to_owned);
+    let reused = in_reused_arena(|arena| decoder.decode(arena, data).map(Node::to_owned_node));
+    let owned = first.clone().map(Node::to_owned_node);
     assert_eq!(owned, reused, "fresh and reused arenas disagree");
     assert_eq!(owned, measured, "fresh and pre-sized arenas disagree");
 
@@ -52,9 +52,9 @@ pub fn check_frame(data: &[u8]) {
             // same tree, same error at the same offset (offsets of a
             // compressed frame count in the inflated bytes).
             let arena = Arena::new();
-            let framed = quarry_wa::decode_frame(&arena, &frame).map(Node::to_owned);
+            let framed = quarry_wa::decode_frame(&arena, &frame).map(Node::to_owned_node);
             let arena = Arena::new();
-            let plain = quarry_wa::decode(&arena, nodes).map(Node::to_owned);
+            let plain = quarry_wa::decode(&arena, nodes).map(Node::to_owned_node);
             assert_eq!(
                 framed, plain,
                 "compressed frame and its node bytes disagree"
@@ -84,7 +84,7 @@ fn check_frame_bytes(frame: &[u8]) {
         .saturating_add(max_arena_bytes(guess));
     let capacity = bound.max(reserved).saturating_add(4096);
     let (written, measured) = arena_bytes_written(capacity, |arena| {
-        decoder.decode_frame(arena, frame).map(Node::to_owned)
+        decoder.decode_frame(arena, frame).map(Node::to_owned_node)
     });
     assert!(
         written <= bound,
@@ -92,8 +92,8 @@ fn check_frame_bytes(frame: &[u8]) {
         frame.len()
     );
 
-    let reused = in_reused_arena(|arena| decoder.decode_frame(arena, frame).map(Node::to_owned));
-    let owned = first.clone().map(Node::to_owned);
+    let reused = in_reused_arena(|arena| decoder.decode_frame(arena, frame).map(Node::to_owned_node));
+    let owned = first.clone().map(Node::to_owned_node);
     assert_eq!(owned, reused, "fresh and reused arenas disagree");
     assert_eq!(owned, measured, "fresh and pre-sized arenas disagree");
 
@@ -103,7 +103,7 @@ fn check_frame_bytes(frame: &[u8]) {
     {
         let arena = Arena::new();
         let plain = quarry_wa::decode(&arena, body)
-            .map(Node::to_owned)
+            .map(Node::to_owned_node)
             .map_err(|e| e.shifted(1));
         assert_eq!(owned, plain, "plain frame and its node bytes disagree");
     }
@@ -159,9 +159,9 @@ pub fn frame_arena_bound(frame: &[u8], options: &DecodeOptions) -> usize {
 
 /// Re-encode a decoded tree, decode that, compare, and re-encode again.
 pub fn round_trip(node: Node<'_>) {
-    let bytes = quarry_wa::encode_view(node)
+    let bytes = quarry_wa::encode(node)
         .unwrap_or_else(|e| panic!("a decoded tree does not encode: {e}"));
-    let owned = node.to_owned();
+    let owned = node.to_owned_node();
     // The owned tree encodes too, and to the same tree (not always to the
     // same bytes: a view writes a packed JID user back as it came, the owned
     // tree holds it as text, which may be a token).
@@ -179,10 +179,10 @@ pub fn round_trip(node: Node<'_>) {
     if let Err(why) = same_tree(node, again, 0) {
         panic!(
             "the re-encoding decodes to another tree: {why}\nfirst: {owned:?}\nagain: {:?}",
-            again.to_owned()
+            again.to_owned_node()
         );
     }
-    let twice = quarry_wa::encode_view(again).expect("a re-decoded tree encodes");
+    let twice = quarry_wa::encode(again).expect("a re-decoded tree encodes");
     assert_eq!(twice, bytes, "re-encoding is not a fixed point");
 }
 
@@ -222,5 +222,5 @@ fn same_tree(a: Node<'_>, b: Node<'_>, depth: usize) -> Result<(), String> {
 /// Decode `bytes` to an owned tree (tests and the seed generator).
 pub fn decode_owned(bytes: &[u8]) -> Result<OwnedNode, DecodeError> {
     let arena = Arena::new();
-    quarry_wa::decode(&arena, bytes).map(Node::to_owned)
+    quarry_wa::decode(&arena, bytes).map(Node::to_owned_node)
 }

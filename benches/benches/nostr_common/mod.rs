@@ -259,10 +259,10 @@ pub fn peer_encode(event: &Event) -> usize {
     json.len()
 }
 
-/// quarry: `Event::write_json` into a new `Vec`, plus drop.
+/// quarry: `Event::encode_into` into a new `Vec`, plus drop.
 pub fn quarry_encode(event: quarry_nostr::Event<'_>) -> usize {
     let mut out = Vec::new();
-    event.write_json(&mut out);
+    event.encode_into(&mut out);
     black_box(out).len()
 }
 
@@ -289,10 +289,10 @@ pub fn peer_encode_relay(msg: &PeerMessage<'_>) -> usize {
     black_box(msg.as_json()).len()
 }
 
-/// quarry: `RelayMessage::write_json` into a new `Vec`, plus drop.
+/// quarry: `RelayMessage::encode_into` into a new `Vec`, plus drop.
 pub fn quarry_encode_relay(msg: &RelayMessage<'_>) -> usize {
     let mut out = Vec::new();
-    msg.write_json(&mut out);
+    msg.encode_into(&mut out);
     black_box(out).len()
 }
 
@@ -315,9 +315,9 @@ pub fn peer_encode_req(msg: &PeerClientMessage<'_>) -> usize {
     black_box(msg.as_json()).len()
 }
 
-/// quarry: `ClientMessage::write_json` into a new `Vec`, plus drop.
+/// quarry: `ClientMessage::encode_into` into a new `Vec`, plus drop.
 pub fn quarry_encode_req(msg: &ClientMessage<'_>) -> usize {
     let mut out = Vec::new();
-    msg.write_json(&mut out);
+    msg.encode_into(&mut out);
     black_box(out).len()
 }

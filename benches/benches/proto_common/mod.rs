@@ -223,13 +223,13 @@ pub fn buffa_encode(e: &Encodable) -> usize {
     })
 }
 
-/// quarry: `encode_to_vec` of the generated view (re-encode from the arena,
+/// quarry: `encode` of the generated view (re-encode from the arena,
 /// exact size, one allocation), plus drop.
 pub fn quarry_encode(e: &Encodable) -> usize {
     consume(match e.quarry {
-        Roots::SyncActionData(v) => v.encode_to_vec(),
-        Roots::Message(v) => v.encode_to_vec(),
-        Roots::HistorySync(v) => v.encode_to_vec(),
+        Roots::SyncActionData(v) => v.encode(),
+        Roots::Message(v) => v.encode(),
+        Roots::HistorySync(v) => v.encode(),
     })
 }
 

@@ -397,8 +397,8 @@ fn render_wa(m: &Measured) -> Result<String, String> {
          **quarry** `quarry_wa::encode_frame(&OwnedNode)` (one walk into a 4 KiB stack scratch, then one allocation of the exact size; a longer encoding continues in one heap reservation of an upper bound, shrunk in place) \
          against the peer's `marshal` (one pass, growing a 1 KiB buffer) and `marshal_exact` \
          (size plan, then one buffer); **view**: re-encode of a decoded tree, \
-         `quarry_wa::encode_view_frame(Node)` against the peer's `marshal_ref(&NodeRef)`. \
-         The quarry tree is the case's bytes decoded and converted with `Node::to_owned`. \
+         `quarry_wa::encode_frame(Node)` against the peer's `marshal_ref(&NodeRef)`. \
+         The quarry tree is the case's bytes decoded and converted with `Node::to_owned_node`. \
          On fanout quarry writes one byte less: the first recipient's AD_JID with device 0 \
          becomes a JID_PAIR (docs/wa-format.md; the peer's own `marshal_ref` of its decoded tree \
          does the same). No targets were set for encoding.\n"

@@ -257,12 +257,12 @@ fn req_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String
 }
 
 /// One encode of each shape's event to compact JSON: rust-nostr's
-/// `as_json` from its `Event`, quarry's `write_json` from its decoded view.
+/// `as_json` from its `Event`, quarry's `encode_into` from its decoded view.
 fn encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String, u64>) {
     let _ = writeln!(
         md,
         "\n### Encode: one event to compact JSON\n\n\
-         **peer** `Event::as_json` (serde_json) of rust-nostr's `Event`; **quarry** `Event::write_json` \
+         **peer** `Event::as_json` (serde_json) of rust-nostr's `Event`; **quarry** `Event::encode_into` \
          of the decoded view into a new `Vec`; each plus drop of the JSON. Both write the same bytes \
          (a test of `nostr_report` checks it). No targets were set for encoding. Ratios quarry / peer, \
          lower is better; instructions for three shapes.\n\n\
@@ -293,15 +293,15 @@ fn encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<Str
 
 /// One encode of each relay EVENT message and each REQ to compact JSON:
 /// rust-nostr's `as_json` of its `RelayMessage` / `ClientMessage`, quarry's
-/// `write_json` of its decoded message.
+/// `encode_into` of its decoded message.
 fn message_encode_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String, u64>) {
     let _ = writeln!(
         md,
         "\n### Encode: one relay or client message to compact JSON\n\n\
          **relay_<shape>**: the `[\"EVENT\",\"sub1\",<event>]` a relay sends, **peer** `RelayMessage::as_json` \
-         of a `RelayMessage::Event` borrowing rust-nostr's `Event`, **quarry** `RelayMessage::write_json` of the \
+         of a `RelayMessage::Event` borrowing rust-nostr's `Event`, **quarry** `RelayMessage::encode_into` of the \
          decoded message into a new `Vec`. **req_<shape>**: the REQs of the decode table above, **peer** \
-         `ClientMessage::as_json` of rust-nostr's `ClientMessage::Req`, **quarry** `ClientMessage::write_json` of the \
+         `ClientMessage::as_json` of rust-nostr's `ClientMessage::Req`, **quarry** `ClientMessage::encode_into` of the \
          decoded message (filters as received). Each plus drop of the JSON; both sides write the sample's bytes \
          (a test of `nostr_report` checks it). No targets were set for encoding. Ratios quarry / peer, lower is \
          better; instructions for three relay shapes and the three REQs.\n\n\
@@ -373,7 +373,7 @@ mod tests {
         for shape in n::SHAPES {
             let peer = n::peer_event(shape).as_json();
             let mut quarry = Vec::new();
-            n::quarry_event(shape).write_json(&mut quarry);
+            n::quarry_event(shape).encode_into(&mut quarry);
             assert_eq!(String::from_utf8(quarry).unwrap(), peer, "{shape}");
         }
     }
@@ -386,14 +386,14 @@ mod tests {
             let want = String::from_utf8(n::message(shape)).unwrap();
             assert_eq!(n::peer_relay_message(shape).as_json(), want, "{shape}");
             let mut quarry = Vec::new();
-            n::quarry_relay_message(shape).write_json(&mut quarry);
+            n::quarry_relay_message(shape).encode_into(&mut quarry);
             assert_eq!(String::from_utf8(quarry).unwrap(), want, "{shape}");
         }
         for shape in n::REQ_SHAPES {
             let want = String::from_utf8(n::req(shape)).unwrap();
             assert_eq!(n::peer_req_message(shape).as_json(), want, "{shape}");
             let mut quarry = Vec::new();
-            n::quarry_req_message(shape).write_json(&mut quarry);
+            n::quarry_req_message(shape).encode_into(&mut quarry);
             assert_eq!(String::from_utf8(quarry).unwrap(), want, "{shape}");
         }
     }

@@ -333,7 +333,7 @@ fn render_encode(w: &mut String, m: &Measured) -> Result<(), String> {
         "\n### Encode\n\n\
          One encode plus drop of the bytes, each encoder from its own decoded form of the sample: \
          prost's and buffa's owned messages (`encode_to_vec`), quarry's generated view \
-         (`FooView::encode_to_vec`: a re-encode from the arena; under 1 KiB one write into a stack \
+         (`FooView::encode`: a re-encode from the arena; under 1 KiB one write into a stack \
          buffer, copied into one allocation of the exact size; larger, an exact size, then one \
          allocation and a write into it). All three write exactly the sample's bytes (a test of quarry-benches checks \
          it). No targets were set for encoding. Ratios are quarry / the faster peer on that sample \

@@ -196,7 +196,7 @@ fn print_one(
     if opts.event {
         let event = opts.decoder.decode_event(arena, line)?;
         if opts.json {
-            event.write_json_with(out, &mut extra);
+            event.encode_into_extra(out, &mut extra);
         } else {
             summary(opts, event, out);
         }
@@ -206,7 +206,7 @@ fn print_one(
     if opts.json {
         // Filter lists as sets, the JSON rust-nostr writes for the same
         // message (NIP-01 gives them set meaning).
-        msg.write_json_as(out, quarry_nostr::FilterLists::Sets, Some(&mut extra));
+        msg.encode_into_as(out, quarry_nostr::FilterLists::Sets, Some(&mut extra));
     } else if let Some(event) = msg.event() {
         let verb = match msg {
             quarry_nostr::Message::Relay(quarry_nostr::RelayMessage::Event { sub_id, .. }) => {
@@ -221,7 +221,7 @@ fn print_one(
         out.extend_from_slice(verb.as_bytes());
         summary(opts, event, out);
     } else {
-        msg.write_json(out);
+        msg.encode_into(out);
     }
     Ok(())
 }

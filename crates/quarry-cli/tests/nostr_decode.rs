@@ -34,7 +34,7 @@ fn lines(bytes: &[u8]) -> Vec<String> {
 /// The doc event (id and signature valid, made by rust-nostr) and a copy
 /// whose content no longer matches its id.
 fn events() -> (String, String) {
-    let good = quarry_nostr::doc_event().to_string();
+    let good = quarry_nostr::SAMPLE_EVENT.to_string();
     let forged = good.replace("prisons", "prisms");
     (good, forged)
 }

@@ -4,9 +4,9 @@
 //! The core knows no wire format. A format crate (`quarry-wa`, …) reads its
 //! input once, front to back, writes every record it decodes into an
 //! [`Arena`] through a [`BoundedAlloc`] (which enforces
-//! [`DecodeOptions::max_arena_bytes`]), reads bytes through a [`ByteReader`]
-//! (every failure carries its byte offset), and hands back small `Copy`
-//! views that borrow the arena.
+//! [`DecodeOptions::max_arena_bytes`]), reports every failure as a
+//! [`DecodeError`] with its byte offset, and hands back small `Copy` views
+//! that borrow the arena.
 //!
 //! ```
 //! use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
@@ -27,9 +27,7 @@ struct ReadmeDoctests;
 
 mod arena;
 mod bounded_alloc;
-mod byte_reader;
 mod error;
-mod handle;
 mod options;
 mod owned;
 mod pool;
@@ -37,9 +35,7 @@ pub mod utf8;
 
 pub use arena::{Arena, ArenaStats};
 pub use bounded_alloc::BoundedAlloc;
-pub use byte_reader::ByteReader;
 pub use error::DecodeError;
-pub use handle::Id;
 pub use options::DecodeOptions;
 pub use owned::{Covariant, MessageArena, Owned, ViewFamily};
 pub use pool::{ArenaPool, ArenaPoolBuilder, PoolStats, PooledArena};

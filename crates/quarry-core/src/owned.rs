@@ -351,6 +351,47 @@ impl<F: Covariant> Owned<F> {
     }
 }
 
+/// Equal when the root views are (quarry's views compare by value); the
+/// inputs and arenas do not count, so a message decoded from other bytes
+/// that mean the same, or into a pooled arena, is equal.
+///
+/// ```
+/// use bytes::Bytes;
+/// use quarry_core::{Covariant, MessageArena, Owned, ViewFamily};
+///
+/// struct Trimmed;
+/// impl ViewFamily for Trimmed {
+///     type View<'a> = &'a str;
+/// }
+/// impl Covariant for Trimmed {
+///     fn shorten<'long: 'short, 'short>(view: &'long str) -> &'short str {
+///         view
+///     }
+/// }
+/// let trim = |input: &'static [u8]| {
+///     Owned::<Trimmed>::try_new(Bytes::from_static(input), MessageArena::new(), |_, b| {
+///         std::str::from_utf8(b).map(str::trim)
+///     })
+///     .unwrap()
+/// };
+/// assert_eq!(trim(b" same "), trim(b"same"));
+/// assert_ne!(trim(b"same"), trim(b"other"));
+/// ```
+impl<F: Covariant> PartialEq for Owned<F>
+where
+    for<'a> F::View<'a>: PartialEq,
+{
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = roots(self, other);
+        a == b
+    }
+}
+
+/// The root views of two messages, for one borrow of both.
+fn roots<'s, F: Covariant>(a: &'s Owned<F>, b: &'s Owned<F>) -> (F::View<'s>, F::View<'s>) {
+    (a.get(), b.get())
+}
+
 impl<F: Covariant> fmt::Debug for Owned<F>
 where
     for<'a> F::View<'a>: fmt::Debug,

@@ -28,7 +28,7 @@ impl<'a> Event<'a> {
     /// let timeline = Arena::new();
     /// let kept = {
     ///     let mut scratch = Arena::new();
-    ///     let json = quarry_nostr::doc_event().to_owned();
+    ///     let json = quarry_nostr::SAMPLE_EVENT.to_owned();
     ///     let event = quarry_nostr::decode_event(&scratch, json.as_bytes())?;
     ///     let kept = event.compact_into(&timeline);
     ///     assert!(event.compacted_size() < json.len());

@@ -11,7 +11,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let json = quarry_nostr::doc_event();
+    /// let json = quarry_nostr::SAMPLE_EVENT;
     /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
     /// let owned = event.to_nostr();
     /// assert_eq!(owned, nostr::event::Event::from_json(json).unwrap());
@@ -41,7 +41,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let owned = nostr::event::Event::from_json(quarry_nostr::doc_event()).unwrap();
+    /// let owned = nostr::event::Event::from_json(quarry_nostr::SAMPLE_EVENT).unwrap();
     /// let event = quarry_nostr::Event::from_nostr(&arena, &owned)?;
     /// assert_eq!(event.tags().len(), 2);
     /// assert!(event.verify_id());

@@ -85,7 +85,7 @@ pub const fn max_event_arena_bytes(input_len: usize) -> usize {
 /// ([`Arena::reset`]) where messages keep coming.
 ///
 /// ```
-/// let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::doc_event());
+/// let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::SAMPLE_EVENT);
 /// let arena = quarry_nostr::arena_for(frame.as_bytes());
 /// let reserved = arena.stats().allocated_bytes;
 /// assert!(reserved >= quarry_nostr::max_event_arena_bytes(frame.len()));
@@ -147,7 +147,7 @@ impl<'a, 's> Dec<'a, 's> {
 
     #[inline]
     pub fn count_items(&mut self, n: usize, offset: usize) -> Result<(), DecodeError> {
-        let limit = self.cfg.limits.max_items;
+        let limit = self.cfg.options.max_items;
         match u32::try_from(n)
             .ok()
             .and_then(|n| self.items.checked_add(n))
@@ -162,10 +162,10 @@ impl<'a, 's> Dec<'a, 's> {
 
     #[inline]
     pub fn depth_check(&self, depth: u32) -> Result<(), DecodeError> {
-        if depth >= self.cfg.limits.max_depth {
+        if depth >= self.cfg.options.max_depth {
             Err(DecodeError::DepthLimit {
                 offset: self.r.pos,
-                limit: self.cfg.limits.max_depth,
+                limit: self.cfg.options.max_depth,
             })
         } else {
             Ok(())
@@ -268,7 +268,7 @@ impl<'a, 's> Dec<'a, 's> {
     /// Skip extra elements up to the closing `]` of a message array.
     pub fn rest_of_array(&mut self) -> Result<(), DecodeError> {
         while self.r.comma_or(b']', "expected ',' or ']'")? {
-            self.r.skip_value(2, self.cfg.limits.max_depth)?;
+            self.r.skip_value(2, self.cfg.options.max_depth)?;
         }
         Ok(())
     }
@@ -341,7 +341,7 @@ impl<'a, 's> Dec<'a, 's> {
                             &[]
                         };
                     }
-                    _ => self.r.skip_value(depth + 1, self.cfg.limits.max_depth)?,
+                    _ => self.r.skip_value(depth + 1, self.cfg.options.max_depth)?,
                 }
                 if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                     break;
@@ -539,7 +539,7 @@ impl Decoder {
     /// use quarry_nostr::{Decoder, IdCheck};
     ///
     /// let arena = Arena::new();
-    /// let json = quarry_nostr::doc_event();
+    /// let json = quarry_nostr::SAMPLE_EVENT;
     /// let event = Decoder::new().decode_event(&arena, json.as_bytes())?;
     /// assert_eq!(event.id_valid(), Some(true));
     ///
@@ -556,7 +556,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<Event<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         let event = d.event(1)?;
         d.finish()?;
@@ -569,7 +569,7 @@ impl Decoder {
 ///
 /// ```
 /// let arena = quarry_core::Arena::new();
-/// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+/// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
 /// assert_eq!(event.kind(), 1);
 /// let err = quarry_nostr::decode_event(&arena, br#"{"kind":70000}"#).unwrap_err();
 /// assert_eq!(err.to_string(), "kind must be an integer in 0..=65535 at byte 8");

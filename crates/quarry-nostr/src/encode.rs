@@ -9,7 +9,7 @@ use crate::message::{ClientMessage, Message, RelayMessage};
 use crate::options::ControlChars;
 
 /// Extra members a caller appends to each event object written by the
-/// `write_json_with` methods: called with the event and the buffer just
+/// `encode_into_extra` methods: called with the event and the buffer just
 /// before the event's closing `}`; write `,"name":value` pairs.
 pub type EventExtra<'f> = &'f mut dyn FnMut(Event<'_>, &mut Vec<u8>);
 
@@ -31,7 +31,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// let mut out = Vec::new();
     /// event.write_canonical(&mut out, quarry_nostr::ControlChars::Escape);
     /// assert!(out.starts_with(b"[0,\"989c0b76"));
@@ -53,7 +53,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// assert!(event.verify_id());
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
@@ -61,48 +61,53 @@ impl<'a> Event<'a> {
         self.compute_id(ControlChars::Escape) == *self.id()
     }
 
-    /// Append the event as a compact JSON object in NIP-01's member order
+    /// The event as a compact JSON object in NIP-01's member order
     /// (`id`, `pubkey`, `created_at`, `kind`, `tags`, `content`, `sig`),
     /// hex in lower case, strings escaped as JSON.stringify does.
     ///
-    /// It reserves room once: into an empty buffer that is one allocation,
-    /// and none into a buffer reused from a write of an event at least as
-    /// large. A decoded event reserves its wire length, which is what it
+    /// It reserves room once: a new buffer is one allocation, and
+    /// [`encode_into`](Self::encode_into) makes none into a buffer reused
+    /// from a write of an event at least as large. A decoded event reserves its wire length, which is what it
     /// writes when the input was canonical; a compacted one its fixed
     /// members and text plus a sixteenth for escapes, and text that escapes
     /// more than that grows the buffer once more.
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let json = quarry_nostr::doc_event();
+    /// let json = quarry_nostr::SAMPLE_EVENT;
     /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
-    /// let mut out = Vec::new();
-    /// event.write_json(&mut out);
-    /// assert_eq!(out, json.as_bytes());
+    /// assert_eq!(event.encode(), json.as_bytes());
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
-    pub fn write_json(self, out: &mut Vec<u8>) {
+    pub fn encode(self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// Append the event to `out` as [`encode`](Self::encode) writes it.
+    pub fn encode_into(self, out: &mut Vec<u8>) {
         self.put_json(out, None);
     }
 
-    /// [`write_json`](Self::write_json) with extra members appended by
+    /// [`encode_into`](Self::encode_into) with extra members appended by
     /// `extra`.
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// let mut out = Vec::new();
-    /// event.write_json_with(&mut out, &mut |e, out| {
+    /// event.encode_into_extra(&mut out, &mut |e, out| {
     ///     out.extend_from_slice(if e.id_valid() == Some(true) { b",\"id_valid\":true" } else { b",\"id_valid\":false" })
     /// });
     /// assert!(out.ends_with(b"\"id_valid\":true}"));
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
-    pub fn write_json_with(self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+    pub fn encode_into_extra(self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
         self.put_json(out, Some(extra));
     }
 
-    /// The bytes [`write_json`](Self::write_json) writes, for one
+    /// The bytes [`encode_into`](Self::encode_into) writes, for one
     /// reservation.
     ///
     /// A decoded event writes at most its wire bytes: the decoder rejects
@@ -218,7 +223,7 @@ fn put_str_elem(out: &mut Vec<u8>, s: &str) {
 const EXTRA_HINT: usize = 64;
 
 /// `["<label>","<sub_id>",{event}` in one reservation, so a message into
-/// an empty buffer allocates once, as `Event::write_json` does, rather
+/// an empty buffer allocates once, as `Event::encode_into` does, rather
 /// than once for its start and again for the event.
 fn put_event_message(
     out: &mut Vec<u8>,
@@ -241,22 +246,27 @@ fn put_event_message(
 }
 
 impl RelayMessage<'_> {
-    /// Append the message as compact JSON.
+    /// The message as compact JSON, in a new buffer.
     ///
     /// ```
     /// let msg = quarry_nostr::RelayMessage::Ok { event_id: [0xab; 32], accepted: false, message: "blocked: \"spam\"" };
-    /// let mut out = Vec::new();
-    /// msg.write_json(&mut out);
     /// let want = format!(r#"["OK","{}",false,"blocked: \"spam\""]"#, "ab".repeat(32));
-    /// assert_eq!(String::from_utf8(out).unwrap(), want);
+    /// assert_eq!(String::from_utf8(msg.encode()).unwrap(), want);
     /// ```
-    pub fn write_json(&self, out: &mut Vec<u8>) {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// Append the message to `out` as [`encode`](Self::encode) writes it.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
         self.put_json(out, None);
     }
 
-    /// [`write_json`](Self::write_json) with extra members in the event
+    /// [`encode_into`](Self::encode_into) with extra members in the event
     /// object.
-    pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+    pub fn encode_into_extra(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
         self.put_json(out, Some(extra));
     }
 
@@ -332,28 +342,35 @@ impl RelayMessage<'_> {
 }
 
 impl ClientMessage<'_> {
-    /// Append the message as compact JSON.
+    /// The message as compact JSON, in a new buffer.
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
     /// let json = br##"["REQ","s",{"kinds":[1],"limit":5,"#t":["nostr"]}]"##;
     /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
     /// let mut out = Vec::new();
-    /// msg.write_json(&mut out);
+    /// msg.encode_into(&mut out);
     /// assert_eq!(out, json);
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        self.write_json_as(out, FilterLists::AsReceived, None);
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out);
+        out
     }
 
-    /// [`write_json`](Self::write_json) with extra members in the event
+    /// Append the message to `out` as [`encode`](Self::encode) writes it.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        self.encode_into_as(out, FilterLists::AsReceived, None);
+    }
+
+    /// [`encode_into`](Self::encode_into) with extra members in the event
     /// object.
-    pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
-        self.write_json_as(out, FilterLists::AsReceived, Some(extra));
+    pub fn encode_into_extra(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+        self.encode_into_as(out, FilterLists::AsReceived, Some(extra));
     }
 
-    /// [`write_json`](Self::write_json) with the filters' lists written as
+    /// [`encode_into`](Self::encode_into) with the filters' lists written as
     /// `lists` says, and extra members in the event object when `extra` is
     /// given.
     ///
@@ -363,11 +380,11 @@ impl ClientMessage<'_> {
     /// let json = br##"["REQ","s",{"#t":["b","a","b"],"limit":5,"kinds":[7,1]}]"##;
     /// let msg = quarry_nostr::decode_client_message(&arena, json)?;
     /// let mut out = Vec::new();
-    /// msg.write_json_as(&mut out, FilterLists::Sets, None);
+    /// msg.encode_into_as(&mut out, FilterLists::Sets, None);
     /// assert_eq!(out, br##"["REQ","s",{"kinds":[1,7],"limit":5,"#t":["a","b"]}]"##);
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
-    pub fn write_json_as(
+    pub fn encode_into_as(
         &self,
         out: &mut Vec<u8>,
         lists: FilterLists,
@@ -423,37 +440,44 @@ impl ClientMessage<'_> {
 }
 
 impl Message<'_> {
-    /// Append the message as compact JSON.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
+    /// The message as compact JSON, in a new buffer.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// Append the message to `out` as [`encode`](Self::encode) writes it.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
         match self {
-            Self::Relay(m) => m.write_json(out),
-            Self::Client(m) => m.write_json(out),
+            Self::Relay(m) => m.encode_into(out),
+            Self::Client(m) => m.encode_into(out),
         }
     }
 
-    /// [`write_json`](Self::write_json) with extra members in the event
+    /// [`encode_into`](Self::encode_into) with extra members in the event
     /// object.
-    pub fn write_json_with(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
+    pub fn encode_into_extra(&self, out: &mut Vec<u8>, extra: EventExtra<'_>) {
         match self {
-            Self::Relay(m) => m.write_json_with(out, extra),
-            Self::Client(m) => m.write_json_with(out, extra),
+            Self::Relay(m) => m.encode_into_extra(out, extra),
+            Self::Client(m) => m.encode_into_extra(out, extra),
         }
     }
 
-    /// [`write_json`](Self::write_json) with a client message's filter
+    /// [`encode_into`](Self::encode_into) with a client message's filter
     /// lists written as `lists` says (see
-    /// [`ClientMessage::write_json_as`]), and extra members in the event
+    /// [`ClientMessage::encode_into_as`]), and extra members in the event
     /// object when `extra` is given.
-    pub fn write_json_as(
+    pub fn encode_into_as(
         &self,
         out: &mut Vec<u8>,
         lists: FilterLists,
         extra: Option<EventExtra<'_>>,
     ) {
         match (self, extra) {
-            (Self::Relay(m), Some(extra)) => m.write_json_with(out, extra),
-            (Self::Relay(m), None) => m.write_json(out),
-            (Self::Client(m), extra) => m.write_json_as(out, lists, extra),
+            (Self::Relay(m), Some(extra)) => m.encode_into_extra(out, extra),
+            (Self::Relay(m), None) => m.encode_into(out),
+            (Self::Client(m), extra) => m.encode_into_as(out, lists, extra),
         }
     }
 }

@@ -71,7 +71,7 @@ pub(crate) fn letter_bit(name: &str) -> u64 {
 /// ```
 /// use quarry_core::Arena;
 ///
-/// let json = quarry_nostr::doc_event().as_bytes();
+/// let json = quarry_nostr::SAMPLE_EVENT.as_bytes();
 /// let arena = Arena::new();
 /// let event = quarry_nostr::decode_event(&arena, json)?;
 /// assert_eq!(event.kind(), 1);
@@ -163,7 +163,7 @@ impl<'a> Event<'a> {
     ///
     /// ```
     /// # let arena = quarry_core::Arena::new();
-    /// # let json = quarry_nostr::doc_event();
+    /// # let json = quarry_nostr::SAMPLE_EVENT;
     /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     /// assert_eq!(&event.id_hex()[..8], b"10a841dc");
     /// ```
@@ -208,6 +208,33 @@ impl<'a> Event<'a> {
     }
 }
 
+/// Value equality of what the event says: id, pubkey, signature,
+/// `created_at`, kind, tags and content. How it was written (whitespace,
+/// member order, escapes, hex case: [`raw`](Event::raw)) and what the
+/// decoder found about it ([`id_valid`](Event::id_valid)) do not count.
+///
+/// ```
+/// let (one, two) = (quarry_core::Arena::new(), quarry_core::Arena::new());
+/// let json = quarry_nostr::SAMPLE_EVENT;
+/// let a = quarry_nostr::decode_event(&one, json.as_bytes())?;
+/// let spaced = json.replace(",\"kind\"", ", \"kind\"");
+/// let b = quarry_nostr::decode_event(&two, spaced.as_bytes())?;
+/// assert_eq!(a, b);
+/// assert_ne!(a.raw(), b.raw());
+/// # Ok::<(), quarry_core::DecodeError>(())
+/// ```
+impl PartialEq for Event<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id() == other.id()
+            && self.pubkey() == other.pubkey()
+            && self.sig() == other.sig()
+            && self.created_at() == other.created_at()
+            && self.kind() == other.kind()
+            && self.content() == other.content()
+            && self.tags() == other.tags()
+    }
+}
+
 impl fmt::Debug for Event<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let hexs = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
@@ -223,11 +250,12 @@ impl fmt::Debug for Event<'_> {
     }
 }
 
-/// The tags of an event.
+/// The tags of an event. Equal when they hold equal tags in the same
+/// order.
 ///
 /// ```
 /// # let arena = quarry_core::Arena::new();
-/// # let json = quarry_nostr::doc_event();
+/// # let json = quarry_nostr::SAMPLE_EVENT;
 /// let event = quarry_nostr::decode_event(&arena, json.as_bytes())?;
 /// let tags = event.tags();
 /// assert_eq!(tags.len(), 2);
@@ -327,7 +355,7 @@ impl<'a> Tags<'a> {
     ///
     /// ```
     /// # let arena = quarry_core::Arena::new();
-    /// # let json = quarry_nostr::doc_event();
+    /// # let json = quarry_nostr::SAMPLE_EVENT;
     /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
     /// assert_eq!(event.tags().first("e").unwrap().len(), 2);
     /// assert!(event.tags().first("d").is_none());
@@ -370,6 +398,12 @@ impl<'a> Tags<'a> {
     #[inline]
     pub fn has_letter_value(self, letter: u8, value: &str) -> bool {
         self.letter_values(letter).any(|v| v == value)
+    }
+}
+
+impl PartialEq for Tags<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -428,7 +462,7 @@ enum TagRepr<'a> {
 ///
 /// ```
 /// # let arena = quarry_core::Arena::new();
-/// # let json = quarry_nostr::doc_event();
+/// # let json = quarry_nostr::SAMPLE_EVENT;
 /// # let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
 /// let p = event.tags().first("p").unwrap();
 /// assert_eq!(p.name(), "p");

@@ -113,6 +113,13 @@ impl<'a> Filters<'a> {
     }
 }
 
+/// Equal when they hold equal filters in the same order.
+impl PartialEq for Filters<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
 impl fmt::Debug for Filters<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -190,7 +197,7 @@ impl<'a> Filter<'a> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// let req = br##"["REQ","s",{"kinds":[1],"#p":["bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]}]"##;
     /// let quarry_nostr::ClientMessage::Req { filters, .. } = quarry_nostr::decode_client_message(&arena, req)? else { unreachable!() };
     /// assert!(filters.get(0).unwrap().matches(event));
@@ -356,6 +363,21 @@ impl Sep {
             out.put(b",");
         }
         self.0 = true;
+    }
+}
+
+/// Value equality, member by member, lists in wire order (`[1,7]` and
+/// `[7,1]` differ, as they do on the wire).
+impl PartialEq for Filter<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ids() == other.ids()
+            && self.authors() == other.authors()
+            && self.kinds() == other.kinds()
+            && self.since() == other.since()
+            && self.until() == other.until()
+            && self.limit() == other.limit()
+            && self.search() == other.search()
+            && self.tag_lists().eq(other.tag_lists())
     }
 }
 
@@ -582,7 +604,7 @@ impl<'a> Dec<'a, '_> {
                         what: "a tag condition's key must be '#' and one letter a-z or A-Z",
                     });
                 }
-                _ => self.r.skip_value(3, self.cfg.limits.max_depth)?,
+                _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
             }
             if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                 break;

@@ -12,7 +12,7 @@
 //! use quarry_core::Arena;
 //!
 //! let mut arena = Arena::new();
-//! let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::doc_event());
+//! let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::SAMPLE_EVENT);
 //! let msg = quarry_nostr::decode_relay_message(&arena, frame.as_bytes())?;
 //! let event = msg.event().unwrap();
 //! assert_eq!(event.id_valid(), Some(true));
@@ -61,19 +61,25 @@ pub use message::{
     decode_relay_message,
 };
 pub use options::{ControlChars, Decoder, IdCheck};
-pub use owned_message::OwnedMessage;
+pub use owned_message::{MessageRoot, OwnedMessage};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};
 
-/// A signed kind-1 event (two tags) used by the documentation examples;
-/// its id and signature are valid.
-#[doc(hidden)]
-pub fn doc_event() -> &'static str {
-    concat!(
-        r#"{"id":"10a841dcd6aefa4dcf9981aa5ad8ee959ac68863a6ccb493910748fc98dc5ba4","#,
-        r#""pubkey":"989c0b76cb563971fdc9bef31ec06c3560f3249d6ee9e5d83c57625596e05f6f","#,
-        r#""created_at":1673347337,"kind":1,"tags":[["e","3da979448d9ba263864c4d6f14984c423a3838364ec255f03c7904b1ae77f206"],"#,
-        r#"["p","bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]],"#,
-        r#""content":"Walled gardens became prisons, and nostr is the first step towards tearing down the prison walls.","#,
-        r#""sig":"531b483495c55691ef08d5c6a39bd2d683d95b848933b4cc02a59e93fdac8570f89d6458c32de292f9ece507ece5a7cc909bdd6b7f2432d9f0d32e8eb15d3f15"}"#
-    )
-}
+/// A signed kind-1 event with two tags, as a relay would send it: its id
+/// and signature are valid. The crate's examples decode it; use it as a
+/// known-good input in tests of your own.
+///
+/// ```
+/// let arena = quarry_core::Arena::new();
+/// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
+/// assert_eq!(event.tags().len(), 2);
+/// assert!(event.verify_id());
+/// # Ok::<(), quarry_core::DecodeError>(())
+/// ```
+pub const SAMPLE_EVENT: &str = concat!(
+    r#"{"id":"10a841dcd6aefa4dcf9981aa5ad8ee959ac68863a6ccb493910748fc98dc5ba4","#,
+    r#""pubkey":"989c0b76cb563971fdc9bef31ec06c3560f3249d6ee9e5d83c57625596e05f6f","#,
+    r#""created_at":1673347337,"kind":1,"tags":[["e","3da979448d9ba263864c4d6f14984c423a3838364ec255f03c7904b1ae77f206"],"#,
+    r#"["p","bf2376e17ba4ec269d10fcc996a4746b451152be9031fa48e74553dde5526bce"]],"#,
+    r#""content":"Walled gardens became prisons, and nostr is the first step towards tearing down the prison walls.","#,
+    r#""sig":"531b483495c55691ef08d5c6a39bd2d683d95b848933b4cc02a59e93fdac8570f89d6458c32de292f9ece507ece5a7cc909bdd6b7f2432d9f0d32e8eb15d3f15"}"#
+);

@@ -30,7 +30,7 @@ use crate::options::Decoder;
 /// }
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RelayMessage<'a> {
     /// `["EVENT", <sub_id>, <event>]`
     Event {
@@ -105,7 +105,7 @@ pub enum RelayMessage<'a> {
 /// assert!(matches!(msg, quarry_nostr::ClientMessage::Close { sub_id: "sub1" }));
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ClientMessage<'a> {
     /// `["EVENT", <event>]`
     Event(Event<'a>),
@@ -155,7 +155,7 @@ pub enum ClientMessage<'a> {
 
 /// A message of either direction, for tools that do not know which side
 /// wrote it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Message<'a> {
     /// Relay to client.
     Relay(RelayMessage<'a>),
@@ -296,7 +296,7 @@ impl<'a> Dec<'a, '_> {
                     return Ok(());
                 }
                 self.r.expect(b':', "")?;
-                self.r.skip_value(3, self.cfg.limits.max_depth)?;
+                self.r.skip_value(3, self.cfg.options.max_depth)?;
                 if !self.r.comma_or(b'}', "")? {
                     return Ok(());
                 }
@@ -427,7 +427,7 @@ impl<'a> Dec<'a, '_> {
                     b"approximate" => approximate = Some(self.r.bool()?),
                     b"hll" if hll.is_some() => return Err(dup),
                     b"hll" => hll = Some(self.r.string(self.alloc)?),
-                    _ => self.r.skip_value(3, self.cfg.limits.max_depth)?,
+                    _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
                 }
                 if !self.r.comma_or(b'}', "expected ',' or '}'")? {
                     break;
@@ -534,12 +534,12 @@ impl Decoder {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let json = format!(r#"["EVENT","sub1",{}]"#, quarry_nostr::doc_event());
+    /// let json = format!(r#"["EVENT","sub1",{}]"#, quarry_nostr::SAMPLE_EVENT);
     /// let msg = quarry_nostr::Decoder::new().decode_relay_message(&arena, json.as_bytes())?;
     /// let quarry_nostr::RelayMessage::Event { sub_id, event } = msg else { unreachable!() };
     /// assert_eq!(sub_id, "sub1");
     /// assert_eq!(event.id_valid(), Some(true));
-    /// assert_eq!(event.raw(), quarry_nostr::doc_event().as_bytes());
+    /// assert_eq!(event.raw(), quarry_nostr::SAMPLE_EVENT.as_bytes());
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```
     pub fn decode_relay_message<'a>(
@@ -547,7 +547,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<RelayMessage<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         match d.message(Side::Relay)? {
             Message::Relay(m) => Ok(m),
@@ -568,7 +568,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<ClientMessage<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         match d.message(Side::Client)? {
             Message::Client(m) => Ok(m),
@@ -593,7 +593,7 @@ impl Decoder {
         arena: &'a Arena,
         input: &'a [u8],
     ) -> Result<Message<'a>, DecodeError> {
-        let alloc = BoundedAlloc::new(arena, &self.limits);
+        let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
         d.message(Side::Either)
     }

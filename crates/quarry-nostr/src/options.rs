@@ -50,8 +50,8 @@ pub enum IdCheck {
 
 /// Decoder settings: limits, the id check and the control-character rule.
 ///
-/// `limits.max_items` counts tags plus tag elements (plus filters and
-/// filter list entries in REQ/COUNT); `limits.max_depth` bounds the nesting
+/// `options.max_items` counts tags plus tag elements (plus filters and
+/// filter list entries in REQ/COUNT); `options.max_depth` bounds the nesting
 /// of every array and object, the message's own, its event's or filter's,
 /// tags, filter lists, and members that are skipped (unknown members,
 /// extra message elements). Depth is counted as serde_json counts it: the
@@ -75,7 +75,7 @@ pub enum IdCheck {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decoder {
     /// Depth, item and arena limits.
-    pub limits: DecodeOptions,
+    pub options: DecodeOptions,
     /// Whether ids are checked while decoding.
     pub id_check: IdCheck,
     /// The canonical control-character rule used for id checks.
@@ -92,7 +92,7 @@ impl Decoder {
     /// Default limits, ids required to match, `\u00xx` control rule.
     pub const fn new() -> Self {
         Self {
-            limits: DecodeOptions::DEFAULT,
+            options: DecodeOptions::DEFAULT,
             id_check: IdCheck::Require,
             control_chars: ControlChars::Escape,
         }

@@ -6,8 +6,10 @@ use quarry_core::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily
 
 use crate::{ClientMessage, Decoder, Event, Message, RelayMessage};
 
-/// [`Message`] as a [`ViewFamily`], the root of an [`OwnedMessage`].
-struct MessageRoot;
+/// [`Message`] as a [`ViewFamily`]: what an [`OwnedMessage`] holds, as an
+/// [`Owned<MessageRoot>`](Owned).
+#[derive(Debug)]
+pub struct MessageRoot;
 
 impl ViewFamily for MessageRoot {
     type View<'a> = Message<'a>;
@@ -21,27 +23,45 @@ impl Covariant for MessageRoot {
 
 /// A decoded relay or client message together with its input and arena:
 /// `'static + Send`, so it can be queued or handed to another thread or
-/// task, and read there through [`get`](Self::get).
+/// task, and read there through [`get`](Owned::get).
 ///
 /// Strings without escapes and the event's raw JSON still borrow from the
 /// input (now a [`Bytes`]), so owning the message copies nothing; the arena
 /// is a box of its own or one checked out of a [`quarry_core::ArenaPool`]
-/// (returned when the message is dropped).
+/// (returned when the message is dropped). The methods every owned message
+/// has (`get`, `with`, `backing_bytes`, `slice_bytes`, `arena`) are
+/// [`Owned`]'s, reached through `Deref`. Two messages are equal when their
+/// [`Message`]s are.
 ///
 /// ```
 /// use quarry_core::bytes::Bytes;
 /// use quarry_nostr::OwnedMessage;
 ///
-/// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::doc_event());
+/// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::SAMPLE_EVENT);
 /// let msg = OwnedMessage::decode_client(Bytes::from(json))?;
 /// let msg = std::thread::spawn(move || msg).join().unwrap();
 /// let event = msg.event().unwrap();
 /// assert_eq!(event.kind(), 1);
 /// assert_eq!(event.id_valid(), Some(true));
+///
+/// // The event's JSON, to store or relay as is: a `Bytes` sharing the
+/// // input (strings that had escapes live in the arena and are copied).
+/// let raw = msg.slice_bytes(event.raw());
+/// assert_eq!(raw, quarry_nostr::SAMPLE_EVENT.as_bytes());
+/// assert!(msg.backing_bytes().as_ptr_range().contains(&raw.as_ptr()));
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
+#[derive(Debug, PartialEq)]
 pub struct OwnedMessage {
     inner: Owned<MessageRoot>,
+}
+
+impl std::ops::Deref for OwnedMessage {
+    type Target = Owned<MessageRoot>;
+
+    fn deref(&self) -> &Owned<MessageRoot> {
+        &self.inner
+    }
 }
 
 impl OwnedMessage {
@@ -163,11 +183,6 @@ impl OwnedMessage {
         .map(|inner| Self { inner })
     }
 
-    /// The message, borrowing `self`.
-    pub fn get(&self) -> Message<'_> {
-        self.inner.get()
-    }
-
     /// The message, if it is a relay's.
     pub fn relay(&self) -> Option<RelayMessage<'_>> {
         match self.get() {
@@ -189,55 +204,9 @@ impl OwnedMessage {
         self.get().event()
     }
 
-    /// The bytes the message was decoded from: forward it without
-    /// re-encoding. Cloning the `Bytes` shares them.
-    ///
-    /// ```
-    /// # use quarry_core::bytes::Bytes;
-    /// let wire = Bytes::from_static(br#"["CLOSE","s1"]"#);
-    /// let msg = quarry_nostr::OwnedMessage::decode_client(wire.clone())?;
-    /// assert_eq!(msg.backing_bytes(), &wire);
-    /// # Ok::<(), quarry_core::DecodeError>(())
-    /// ```
-    pub fn backing_bytes(&self) -> &Bytes {
-        self.inner.backing_bytes()
-    }
-
-    /// A string or byte slice of this message as `Bytes`: zero-copy when it
-    /// borrows from the input (an event's [`raw`](Event::raw) JSON, strings
-    /// without escapes), **copied** when it lives in the arena (strings that
-    /// had escapes).
-    ///
-    /// ```
-    /// # use quarry_core::bytes::Bytes;
-    /// let json = format!(r#"["EVENT",{}]"#, quarry_nostr::doc_event());
-    /// let msg = quarry_nostr::OwnedMessage::decode_client(Bytes::from(json))?;
-    /// // The event's JSON, to store or relay as is, sharing the input.
-    /// let raw = msg.slice_bytes(msg.event().unwrap().raw());
-    /// assert_eq!(raw, quarry_nostr::doc_event().as_bytes());
-    /// assert!(msg.backing_bytes().as_ptr_range().contains(&raw.as_ptr()));
-    /// # Ok::<(), quarry_core::DecodeError>(())
-    /// ```
-    pub fn slice_bytes(&self, part: &[u8]) -> Bytes {
-        self.inner.slice_bytes(part)
-    }
-
-    /// The arena the message lives in (for its statistics).
-    pub fn arena(&self) -> &Arena {
-        self.inner.arena()
-    }
-
-    /// Drop the views, free or return the arena, and give back the input.
-    pub fn into_bytes(self) -> Bytes {
-        self.inner.into_bytes()
-    }
-}
-
-impl std::fmt::Debug for OwnedMessage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OwnedMessage")
-            .field("message", &self.get())
-            .field("input_len", &self.backing_bytes().len())
-            .finish()
+    /// The owned message itself, for what needs it by value
+    /// ([`Owned::into_bytes`]).
+    pub fn into_inner(self) -> Owned<MessageRoot> {
+        self.inner
     }
 }

@@ -13,7 +13,7 @@ impl Event<'_> {
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
-    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::doc_event().as_bytes())?;
+    /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
     /// assert!(event.verify_signature());
     /// # Ok::<(), quarry_core::DecodeError>(())
     /// ```

@@ -126,39 +126,39 @@ fn writing_an_event_costs_one_allocation_into_an_empty_buffer_and_none_into_one_
         let arena = Arena::new();
         let event = quarry_nostr::decode_event(&arena, json.as_bytes()).expect(name);
 
-        let (empty, roomy, out) = count_writes(|out| event.write_json(out));
+        let (empty, roomy, out) = count_writes(|out| event.encode_into(out));
         assert_eq!(out, json.as_bytes(), "{name}: the peer's bytes");
-        assert_eq!((empty, roomy), (1, 0), "{name}: Event::write_json");
+        assert_eq!((empty, roomy), (1, 0), "{name}: Event::encode_into");
 
         let store = Arena::new();
         let compacted = event.compact_into(&store);
-        let (empty, roomy, out) = count_writes(|out| compacted.write_json(out));
+        let (empty, roomy, out) = count_writes(|out| compacted.encode_into(out));
         assert_eq!(out, json.as_bytes(), "{name}: compacted");
         assert_eq!(
             (empty, roomy),
             (1, 0),
-            "{name}: compacted Event::write_json"
+            "{name}: compacted Event::encode_into"
         );
 
         let msg = RelayMessage::Event {
             sub_id: "sub1",
             event,
         };
-        let (empty, roomy, out) = count_writes(|out| msg.write_json(out));
+        let (empty, roomy, out) = count_writes(|out| msg.encode_into(out));
         assert_eq!(out, common::relay_event(&peer), "{name}: the peer's bytes");
-        assert_eq!((empty, roomy), (1, 0), "{name}: RelayMessage::write_json");
+        assert_eq!((empty, roomy), (1, 0), "{name}: RelayMessage::encode_into");
 
         let msg = quarry_nostr::ClientMessage::Event(event);
-        let (empty, roomy, _) = count_writes(|out| msg.write_json(out));
-        assert_eq!((empty, roomy), (1, 0), "{name}: ClientMessage::write_json");
+        let (empty, roomy, _) = count_writes(|out| msg.encode_into(out));
+        assert_eq!((empty, roomy), (1, 0), "{name}: ClientMessage::encode_into");
 
         let (empty, roomy, out) = count_writes(|out| {
-            event.write_json_with(out, &mut |_, out| {
+            event.encode_into_extra(out, &mut |_, out| {
                 out.extend_from_slice(b",\"id_valid\":false");
             })
         });
         assert!(out.ends_with(b",\"id_valid\":false}"));
-        assert_eq!((empty, roomy), (1, 0), "{name}: write_json_with");
+        assert_eq!((empty, roomy), (1, 0), "{name}: encode_into_extra");
     }
 }
 
@@ -179,7 +179,7 @@ fn the_widest_numbers_and_escapes_within_a_sixteenth_still_cost_one_allocation()
     let store = Arena::new();
     let compacted = event.compact_into(&store);
     assert!(compacted.raw().is_empty());
-    let (empty, roomy, out) = count_writes(|out| compacted.write_json(out));
+    let (empty, roomy, out) = count_writes(|out| compacted.encode_into(out));
     assert_eq!(out, json.as_bytes());
     assert_eq!((empty, roomy), (1, 0));
 }
@@ -195,7 +195,7 @@ fn text_that_escapes_more_costs_a_compacted_event_one_more_allocation_only() {
     let json = peer.as_json();
     let arena = Arena::new();
     let event = quarry_nostr::decode_event(&arena, json.as_bytes()).unwrap();
-    let (empty, roomy, out) = count_writes(|out| event.write_json(out));
+    let (empty, roomy, out) = count_writes(|out| event.encode_into(out));
     assert_eq!(out, json.as_bytes());
     assert_eq!((empty, roomy), (1, 0), "decoded");
     assert_eq!(
@@ -206,7 +206,7 @@ fn text_that_escapes_more_costs_a_compacted_event_one_more_allocation_only() {
 
     let store = Arena::new();
     let compacted = event.compact_into(&store);
-    let (empty, roomy, out) = count_writes(|out| compacted.write_json(out));
+    let (empty, roomy, out) = count_writes(|out| compacted.encode_into(out));
     assert_eq!(out, json.as_bytes());
     assert_eq!((empty, roomy), (2, 0), "compacted");
 }
@@ -237,7 +237,7 @@ fn a_non_canonical_input_writes_shorter_than_it_came_in_one_allocation() {
     let arena = Arena::new();
     let event = quarry_nostr::decode_event(&arena, loose.as_bytes()).unwrap();
     assert!(event.verify_id());
-    let (empty, roomy, out) = count_writes(|out| event.write_json(out));
+    let (empty, roomy, out) = count_writes(|out| event.encode_into(out));
     assert_eq!(String::from_utf8(out.clone()).unwrap(), canonical);
     assert!(out.len() < loose.len());
     assert_eq!((empty, roomy), (1, 0));
@@ -282,7 +282,7 @@ fn writing_a_filter_message_costs_one_allocation_into_an_empty_buffer() {
             .unwrap_or_else(|e| panic!("{json}: {e}"));
         assert!(!matches!(msg, ClientMessage::Event(_)), "{json}");
         for lists in [FilterLists::AsReceived, FilterLists::Sets] {
-            let (empty, roomy, out) = count_writes(|out| msg.write_json_as(out, lists, None));
+            let (empty, roomy, out) = count_writes(|out| msg.encode_into_as(out, lists, None));
             assert!(out.starts_with(&json.as_bytes()[..5]), "{json}");
             // Sets sort each list in a temporary vector.
             let sorted = if lists == FilterLists::Sets {

@@ -24,10 +24,10 @@ fn filter_bound(len: usize) -> usize {
 }
 
 fn with(f: impl FnOnce(&mut DecodeOptions)) -> Decoder {
-    let mut limits = DecodeOptions::default();
-    f(&mut limits);
+    let mut options = DecodeOptions::default();
+    f(&mut options);
     Decoder {
-        limits,
+        options,
         id_check: IdCheck::Skip,
         ..Decoder::new()
     }

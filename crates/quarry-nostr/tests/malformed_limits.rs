@@ -11,7 +11,7 @@ fn item_limit_counts_tags_and_elements() {
     let json = common::shape(4, 0).as_json(); // 12 tags, 30 elements
     let arena = Arena::new();
     let d = |max_items| Decoder {
-        limits: DecodeOptions {
+        options: DecodeOptions {
             max_items,
             ..Default::default()
         },
@@ -34,7 +34,7 @@ fn arena_limit_is_enforced_before_allocating() {
     let json = common::shape(5, 0).as_json();
     let arena = Arena::new();
     let d = Decoder {
-        limits: DecodeOptions {
+        options: DecodeOptions {
             max_arena_bytes: 1000,
             ..Default::default()
         },

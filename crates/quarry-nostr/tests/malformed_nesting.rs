@@ -73,7 +73,7 @@ fn the_depth_limit_is_an_option() {
     let bad = json.replacen("\"kind\":1,", "\"x\":[[[1]]],\"kind\":1,", 1);
     let arena = Arena::new();
     let shallow = Decoder {
-        limits: DecodeOptions {
+        options: DecodeOptions {
             max_depth: 3,
             ..Default::default()
         },
@@ -84,7 +84,7 @@ fn the_depth_limit_is_an_option() {
         Err(DecodeError::DepthLimit { limit: 3, .. })
     ));
     let enough = Decoder {
-        limits: DecodeOptions {
+        options: DecodeOptions {
             max_depth: 5,
             ..Default::default()
         },
@@ -94,7 +94,7 @@ fn the_depth_limit_is_an_option() {
     // An event inside a message is depth 2: max_depth 2 refuses it.
     let msg = common::relay_event(&common::shape(0, 0));
     let none = Decoder {
-        limits: DecodeOptions {
+        options: DecodeOptions {
             max_depth: 2,
             ..Default::default()
         },

@@ -131,7 +131,7 @@ fn slice_bytes_shares_raw_json_and_copies_unescaped_text() {
     assert!(!range.contains(&content.as_ptr()));
 
     assert_eq!(msg.backing_bytes(), &wire);
-    assert_eq!(msg.into_bytes().as_ptr(), wire.as_ptr());
+    assert_eq!(msg.into_inner().into_bytes().as_ptr(), wire.as_ptr());
 }
 
 #[test]

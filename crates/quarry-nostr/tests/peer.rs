@@ -109,7 +109,7 @@ proptest! {
         // Our JSON parses back in rust-nostr to an equal event, and is in
         // fact byte-identical to its serialization.
         let mut out = Vec::new();
-        ours.write_json(&mut out);
+        ours.encode_into(&mut out);
         let back = NEvent::from_json(&out).unwrap();
         prop_assert_eq!(&back, &ev);
         prop_assert_eq!(String::from_utf8(out).unwrap(), json.clone());
@@ -151,7 +151,7 @@ fn every_shape_agrees() {
 }
 
 /// Every message kind, built and serialized by rust-nostr: quarry decodes
-/// it and writes JSON (`write_json`, what `quarry nostr decode --json`
+/// it and writes JSON (`encode_into`, what `quarry nostr decode --json`
 /// prints) that is the same JSON value as rust-nostr's `as_json()`.
 /// rust-nostr writes filter lists as sorted sets, so its own output is
 /// already in the one order both write.
@@ -202,7 +202,7 @@ fn every_message_kind_writes_the_peers_json() {
         writes_the_same(&msg.as_json(), |arena, json, out| {
             Decoder::new()
                 .decode_relay_message(arena, json)
-                .map(|m| m.write_json(out))
+                .map(|m| m.encode_into(out))
         });
     }
 
@@ -217,7 +217,7 @@ fn every_message_kind_writes_the_peers_json() {
         writes_the_same(&msg.as_json(), |arena, json, out| {
             Decoder::new()
                 .decode_client_message(arena, json)
-                .map(|m| m.write_json(out))
+                .map(|m| m.encode_into(out))
         });
     }
 }
@@ -319,11 +319,11 @@ proptest! {
             .unwrap_or_else(|e| panic!("{json}: {e}"));
 
         let mut sets = Vec::new();
-        ours.write_json_as(&mut sets, FilterLists::Sets, None);
+        ours.encode_into_as(&mut sets, FilterLists::Sets, None);
         prop_assert_eq!(String::from_utf8(sets).unwrap(), theirs.as_json(), "{}", json);
 
         let mut received = Vec::new();
-        ours.write_json(&mut received);
+        ours.encode_into(&mut received);
         let received = String::from_utf8(received).unwrap();
         // Members in any order come out in rust-nostr's: compare values.
         let a: serde_json::Value = serde_json::from_str(&received).unwrap();
@@ -335,7 +335,7 @@ proptest! {
         let again = quarry_nostr::decode_client_message(&arena, peer_json.as_bytes())
             .unwrap_or_else(|e| panic!("{peer_json}: {e}"));
         let mut received = Vec::new();
-        again.write_json(&mut received);
+        again.encode_into(&mut received);
         prop_assert_eq!(String::from_utf8(received).unwrap(), peer_json);
     }
 }

@@ -28,7 +28,7 @@ const RESERVED: &[&str] = &[
     "decode",
     "from_record",
     "record",
-    "encode_to_vec",
+    "encode",
     "encode_into",
     "to_json",
     "to_prost",
@@ -786,7 +786,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
         );
         extra_items.push(quote! {
             #[doc = #od]
-            #[derive(Clone, Copy, Debug)]
+            #[derive(Clone, Copy, Debug, PartialEq)]
             #[allow(clippy::enum_variant_names)] // names come from the schema
             pub enum #oneof_ty #lt {
                 #(#variants),*
@@ -815,7 +815,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
     quote! {
         #d
-        #[derive(Clone, Copy, Default)]
+        #[derive(Clone, Copy, Default, PartialEq)]
         pub struct #view<'a> {
             rec: ::quarry_proto::Record<'a>,
         }
@@ -862,8 +862,8 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             }
 
             /// The message re-encoded (exact size, one allocation).
-            pub fn encode_to_vec(self) -> ::std::vec::Vec<u8> {
-                ::quarry_proto::encode_to_vec(Self::TABLE, self.rec)
+            pub fn encode(self) -> ::std::vec::Vec<u8> {
+                ::quarry_proto::encode(Self::TABLE, self.rec)
             }
 
             /// The message re-encoded, appended to `out` (no allocation

@@ -30,7 +30,7 @@ macro_rules! agreement {
                 let arena = Arena::new();
                 let view = <$view>::decode(&arena, &bytes).unwrap();
                 prop_assert_eq!(&view.to_prost(), &want);
-                let again = view.encode_to_vec();
+                let again = view.encode();
                 prop_assert_eq!(&<$prost>::decode(&again[..]).unwrap(), &want);
                 prop_assert_eq!(again, bytes);
             }
@@ -50,7 +50,7 @@ macro_rules! agreement {
                 let arena = Arena::new();
                 let view = <$view>::decode(&arena, &bytes).unwrap();
                 prop_assert_eq!(&view.to_prost(), &want);
-                prop_assert_eq!(&<$prost>::decode(&view.encode_to_vec()[..]).unwrap(), &want);
+                prop_assert_eq!(&<$prost>::decode(&view.encode()[..]).unwrap(), &want);
             }
         }
     };
@@ -214,7 +214,7 @@ fn spec_samples_agree_with_prost() {
                     "{}",
                     s.name
                 );
-                v.encode_to_vec()
+                v.encode()
             }
             Root::Message => {
                 let v = wa::MessageView::decode(&arena, &s.bytes).unwrap();
@@ -224,7 +224,7 @@ fn spec_samples_agree_with_prost() {
                     "{}",
                     s.name
                 );
-                v.encode_to_vec()
+                v.encode()
             }
             Root::HistorySync => {
                 let v = wa::HistorySyncView::decode(&arena, &s.bytes).unwrap();
@@ -234,7 +234,7 @@ fn spec_samples_agree_with_prost() {
                     "{}",
                     s.name
                 );
-                v.encode_to_vec()
+                v.encode()
             }
         };
         assert_eq!(again, s.bytes, "{}", s.name);

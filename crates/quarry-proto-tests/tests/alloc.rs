@@ -126,7 +126,7 @@ fn encoding_allocates_the_output_only() {
         let arena = Arena::new();
         let record = quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
         let (made, out) =
-            quarry_testkit::count_allocs(|| quarry_proto::encode_to_vec(table(s.root), record));
+            quarry_testkit::count_allocs(|| quarry_proto::encode(table(s.root), record));
         assert_eq!(made, 1, "{}: encode", s.name);
         assert_eq!(out.capacity(), s.bytes.len(), "{}", s.name);
         assert!(out == s.bytes, "{}: bytes differ", s.name);
@@ -157,8 +157,7 @@ fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
         let arena = Arena::new();
         let table = quarry_proto_tests::views::InnerView::TABLE;
         let record = decoder.decode(table, &arena, &input).unwrap();
-        let (made, out) =
-            quarry_testkit::count_allocs(|| quarry_proto::encode_to_vec(table, record));
+        let (made, out) = quarry_testkit::count_allocs(|| quarry_proto::encode(table, record));
         assert_eq!(made, allocations, "{levels} levels");
         assert_eq!(out, input, "{levels} levels");
     }
@@ -188,8 +187,7 @@ fn sweep_the_scratch_boundary(name: &str, table: MessageRef, input: &[u8]) {
         let bytes = padded(input, pad);
         let arena = Arena::new();
         let record = quarry_proto::decode(table, &arena, &bytes).unwrap();
-        let (made, out) =
-            quarry_testkit::count_allocs(|| quarry_proto::encode_to_vec(table, record));
+        let (made, out) = quarry_testkit::count_allocs(|| quarry_proto::encode(table, record));
         assert!(
             out == bytes,
             "{name}, {} bytes: output differs",

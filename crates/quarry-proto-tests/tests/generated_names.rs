@@ -38,7 +38,7 @@ fn keyword_and_method_named_fields_read_through_renamed_getters() {
         v.r#fn(),
         v.r#gen(),
         v.decode_(),
-        v.encode_to_vec_(),
+        v.encode_(),
         v.to_prost_(),
         v.from_record_(),
         v.unknown_fields_(),
@@ -47,7 +47,7 @@ fn keyword_and_method_named_fields_read_through_renamed_getters() {
     ];
     assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     // The view's own methods keep their names.
-    assert_eq!(v.encode_to_vec(), bytes);
+    assert_eq!(v.encode(), bytes);
     assert_eq!(v.unknown_fields().count(), 0);
 }
 

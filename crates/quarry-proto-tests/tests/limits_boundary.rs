@@ -216,7 +216,7 @@ fn deep_records_encode_and_print_on_a_small_stack() {
             quarry_proto::encoded_len(InnerView::TABLE, record),
             input.len()
         );
-        assert!(quarry_proto::encode_to_vec(InnerView::TABLE, record) == input);
+        assert!(quarry_proto::encode(InnerView::TABLE, record) == input);
     });
     on_small_stack(2_000, |levels, record, _| {
         // Each level opens `next {` one indent deeper and closes it after.
@@ -299,7 +299,7 @@ fn arena_bytes_with(
     let arena = Arena::with_capacity(quarry_proto::max_arena_bytes(input.len()) * 2 + 65_536);
     let before = arena.stats();
     let alloc = BoundedAlloc::new(&arena, options);
-    quarry_proto::decode_with(message, &alloc, input, options)?;
+    quarry_proto::decode_into(message, &alloc, input, options)?;
     let after = arena.stats();
     assert_eq!(
         after.allocated_bytes, before.allocated_bytes,
@@ -391,7 +391,7 @@ proptest! {
         let before = arena.stats();
         let options = quarry_proto::DEFAULT_OPTIONS;
         let alloc = BoundedAlloc::new(&arena, &options);
-        let _ = quarry_proto::decode_with(table, &alloc, &input, &options);
+        let _ = quarry_proto::decode_into(table, &alloc, &input, &options);
         let after = arena.stats();
         prop_assert_eq!(after.allocated_bytes, before.allocated_bytes);
         let written = before.free_in_current_chunk - after.free_in_current_chunk;

@@ -51,10 +51,10 @@ fn unknown_fields_of_every_wire_type_survive_a_round_trip() {
             },
         ]
     );
-    assert_eq!(view.encode_to_vec(), bytes);
+    assert_eq!(view.encode(), bytes);
     // prost drops them; the known part agrees.
     assert_eq!(
-        pb::test3::All3::decode(&view.encode_to_vec()[..]).unwrap(),
+        pb::test3::All3::decode(&view.encode()[..]).unwrap(),
         pb::test3::All3::decode(&bytes[..]).unwrap()
     );
 }
@@ -100,7 +100,7 @@ fn unknown_fields_keep_input_order_whatever_their_numbers() {
         );
         // Known fields are written first, then the unknown ones as read.
         let unknown: Vec<&[u8]> = parts.iter().copied().filter(|p| *p != known).collect();
-        assert_eq!(view.encode_to_vec(), [known, &unknown.concat()].concat());
+        assert_eq!(view.encode(), [known, &unknown.concat()].concat());
     }
 }
 
@@ -119,7 +119,7 @@ fn unknown_value_of_a_closed_enum_is_an_unknown_field() {
             value: &[7]
         }]
     );
-    assert_eq!(view.encode_to_vec(), bytes);
+    assert_eq!(view.encode(), bytes);
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn unknown_values_of_a_packed_closed_enum_become_unknown_varints() {
     assert_eq!(view.unknown_fields().count(), 1);
     // The listed values stay packed; 9 goes out as field 37, varint.
     assert_eq!(
-        view.encode_to_vec(),
+        view.encode(),
         [
             &REQUIRED[..],
             &[0xAA, 0x02, 0x02, 0x01, 0x02],
@@ -153,7 +153,7 @@ fn unknown_value_of_an_open_enum_stays_in_the_field() {
     assert_eq!(view.f_mood(), Err(7));
     assert_eq!(view.unknown_fields().count(), 0);
     assert_eq!(view.to_json().unwrap(), r#"{"fMood":7}"#);
-    assert_eq!(view.encode_to_vec(), bytes);
+    assert_eq!(view.encode(), bytes);
     let bytes = [0x80, 0x01, 0x02];
     let view = All3View::decode(&arena, &bytes).unwrap();
     assert_eq!(view.f_mood(), Ok(Mood::Sad));
@@ -181,7 +181,7 @@ fn repeated_occurrences_of_a_message_field_merge() {
     );
     // Re-encoded canonically: field-number order, one merged message.
     assert_eq!(
-        view.encode_to_vec(),
+        view.encode(),
         [
             &[0x28, 0x04][..],
             &[0x8A, 0x01, 0x05, 0x08, 0x01, 0x12, 0x01, b'x'],
@@ -285,7 +285,7 @@ fn groups_decode_and_re_encode() {
         view.to_prost(),
         pb::test2::All2::decode(&bytes[..]).unwrap()
     );
-    assert_eq!(view.encode_to_vec(), bytes);
+    assert_eq!(view.encode(), bytes);
 }
 
 #[test]
@@ -390,5 +390,5 @@ fn map_entry_with_an_unlisted_closed_enum_value_is_an_unknown_field() {
         entry(e3),
     ]
     .concat();
-    assert_eq!(view.encode_to_vec(), want);
+    assert_eq!(view.encode(), want);
 }

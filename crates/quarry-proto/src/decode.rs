@@ -248,7 +248,7 @@ pub fn arena_for(input: &[u8]) -> Arena {
 }
 
 /// Decode with an allocator and options of the caller's (no reservation).
-pub fn decode_with<'a>(
+pub fn decode_into<'a>(
     message: MessageRef,
     alloc: &BoundedAlloc<'a>,
     input: &'a [u8],
@@ -257,7 +257,7 @@ pub fn decode_with<'a>(
     decode_inline(message, alloc, input, options)
 }
 
-/// [`decode_with`], inlined into each entry point: its set-up then shares
+/// [`decode_into`], inlined into each entry point: its set-up then shares
 /// the entry point's frame, one call fewer per decode.
 #[inline(always)]
 fn decode_inline<'a>(

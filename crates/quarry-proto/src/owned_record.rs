@@ -6,9 +6,11 @@ use quarry_core::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily
 
 use crate::{Decoder, MessageRef, Record};
 
-/// [`Record`] as a [`ViewFamily`]: shared slots and borrowed values only,
-/// so covariant, which [`OwnedRecord::get`] relies on.
-struct RecordRoot;
+/// [`Record`] as a [`ViewFamily`]: what an [`OwnedRecord`] holds, as an
+/// [`Owned<RecordRoot>`](Owned). Shared slots and borrowed values only, so
+/// covariant, which [`Owned::get`] relies on.
+#[derive(Debug)]
+pub struct RecordRoot;
 
 impl ViewFamily for RecordRoot {
     type View<'a> = Record<'a>;
@@ -22,12 +24,16 @@ impl Covariant for RecordRoot {
 
 /// A decoded message together with its input and arena: `'static + Send`,
 /// so it can be queued or handed to another thread or task, and read there
-/// through [`get`](Self::get).
+/// through [`get`](Owned::get).
 ///
 /// Strings and bytes still borrow from the input (now a [`Bytes`]), so
 /// owning the message copies nothing; the arena is a box of its own or one
 /// checked out of a [`quarry_core::ArenaPool`] (returned when the message is
 /// dropped). Generated views wrap the record with `FooView::from_record`.
+/// The methods every owned message has (`get`, `with`, `backing_bytes`,
+/// `slice_bytes`, `arena`) are [`Owned`]'s, reached through `Deref`. Two
+/// owned records are equal when their message types have the same full
+/// name and their records are equal.
 ///
 /// ```
 /// use quarry_core::bytes::Bytes;
@@ -46,11 +52,32 @@ impl Covariant for RecordRoot {
 /// let post = std::thread::spawn(move || post).join().unwrap();
 /// assert_eq!(post.get().scalar(0), Some(7));
 /// assert_eq!(post.get().strs(1).to_vec().join(" "), "hi x");
+///
+/// // Strings and bytes borrow from the input: a zero-copy `Bytes` of one.
+/// let tag: &str = post.get().strs(1)[0];
+/// let shared = post.slice_bytes(tag.as_bytes());
+/// assert_eq!(shared, "hi");
+/// assert!(post.backing_bytes().as_ptr_range().contains(&shared.as_ptr()));
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub struct OwnedRecord {
     message: MessageRef,
     inner: Owned<RecordRoot>,
+}
+
+impl std::ops::Deref for OwnedRecord {
+    type Target = Owned<RecordRoot>;
+
+    fn deref(&self) -> &Owned<RecordRoot> {
+        &self.inner
+    }
+}
+
+impl PartialEq for OwnedRecord {
+    fn eq(&self, other: &Self) -> bool {
+        self.message.table().full_name == other.message.table().full_name
+            && self.inner == other.inner
+    }
 }
 
 impl OwnedRecord {
@@ -95,57 +122,15 @@ impl OwnedRecord {
         .map(|inner| Self { message, inner })
     }
 
-    /// The decoded record, for as long as `self` is borrowed. Generated
-    /// views wrap it with `FooView::from_record`.
-    ///
-    /// ```
-    /// # use quarry_core::bytes::Bytes;
-    /// # use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, OwnedRecord, Schema};
-    /// # static FIELDS: [FieldTable; 1] = [FieldTable::new(1, "name", "name", Kind::String, Label::Implicit)];
-    /// # static MESSAGES: [MessageTable; 1] = [MessageTable::new("demo.User", &FIELDS, &[])];
-    /// # static SCHEMA: Schema = Schema { messages: &MESSAGES, enums: &[] };
-    /// # const USER: MessageRef = MessageRef::new(&SCHEMA, 0);
-    /// let rec = OwnedRecord::decode(USER, Bytes::from_static(&[0x0A, 0x03, b'a', b'd', b'a']))?;
-    /// let name: &str = rec.get().str(0).unwrap();
-    /// // Strings borrow from the input: a zero-copy `Bytes` of one.
-    /// assert_eq!(rec.slice_bytes(name.as_bytes()), "ada");
-    /// # Ok::<(), quarry_core::DecodeError>(())
-    /// ```
-    pub fn get(&self) -> Record<'_> {
-        self.inner.get()
-    }
-
-    /// Call `f` with the decoded record (see [`Owned::with`]). The same as
-    /// `f(self.get())`.
-    pub fn with<R>(&self, f: impl for<'a> FnOnce(Record<'a>) -> R) -> R {
-        self.inner.with(f)
-    }
-
     /// The message type the record was decoded as.
     pub fn message(&self) -> MessageRef {
         self.message
     }
 
-    /// The bytes the message was decoded from: forward it without
-    /// re-encoding. Cloning the `Bytes` shares them.
-    pub fn backing_bytes(&self) -> &Bytes {
-        self.inner.backing_bytes()
-    }
-
-    /// A `string` or `bytes` value of this message as `Bytes`, zero-copy
-    /// (they borrow from the input).
-    pub fn slice_bytes(&self, part: &[u8]) -> Bytes {
-        self.inner.slice_bytes(part)
-    }
-
-    /// The arena the message lives in (for its statistics).
-    pub fn arena(&self) -> &Arena {
-        self.inner.arena()
-    }
-
-    /// Drop the record, free or return the arena, and give back the input.
-    pub fn into_bytes(self) -> Bytes {
-        self.inner.into_bytes()
+    /// The owned message itself, for what needs it by value
+    /// ([`Owned::into_bytes`]).
+    pub fn into_inner(self) -> Owned<RecordRoot> {
+        self.inner
     }
 }
 

@@ -88,9 +88,88 @@ pub(crate) enum Val<'a> {
 /// Generated views wrap a `Record` and call its accessors with constant
 /// field indices; [`json`](crate::json) and the encoder pair it with a
 /// [`MessageRef`](crate::MessageRef) for schema-driven access.
+///
+/// Two records are equal when they hold the same fields with equal values,
+/// nested messages compared the same way all the way down, and the same
+/// unknown fields in the same order. Records of one message type compare
+/// meaningfully; a record does not know its type. Scalars compare by their
+/// bits (a NaN equals the same NaN), and a repeated message field read
+/// once equals a list of that one message. The walk keeps its own stack,
+/// so records of any depth compare on any thread.
+///
+/// ```
+/// use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, Schema};
+///
+/// static F: [FieldTable; 2] = [
+///     FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit),
+///     FieldTable::new(2, "s", "s", Kind::String, Label::Implicit),
+/// ];
+/// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
+/// static SCHEMA: Schema = Schema { messages: &M, enums: &[] };
+/// let message = MessageRef::new(&SCHEMA, 0);
+///
+/// let (one, two) = (quarry_core::Arena::new(), quarry_core::Arena::new());
+/// // The same fields in the other order on the wire: equal.
+/// let a = quarry_proto::decode(message, &one, &[0x08, 0x07, 0x12, 0x01, b'x']).unwrap();
+/// let b = quarry_proto::decode(message, &two, &[0x12, 0x01, b'x', 0x08, 0x07]).unwrap();
+/// assert_eq!(a, b);
+/// let c = quarry_proto::decode(message, &two, &[0x08, 0x07, 0x12, 0x01, b'y']).unwrap();
+/// assert_ne!(a, c);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Record<'a> {
     slots: &'a [Slot<'a>],
+}
+
+impl PartialEq for Record<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        // Slot runs still to compare, one pair per nested message met.
+        let mut runs = vec![(self.slots, other.slots)];
+        while let Some((a, b)) = runs.pop() {
+            let mut xs = a.iter().filter(|s| !s.is_absent());
+            let mut ys = b.iter().filter(|s| !s.is_absent());
+            loop {
+                match (xs.next(), ys.next()) {
+                    (None, None) => break,
+                    (Some(x), Some(y)) if same_slot(x, y, &mut runs) => {}
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Whether two present slots hold the same field and value; the nested
+/// messages of two message fields are pushed on `runs` to compare later.
+fn same_slot<'a>(
+    x: &'a Slot<'a>,
+    y: &'a Slot<'a>,
+    runs: &mut Vec<(&'a [Slot<'a>], &'a [Slot<'a>])>,
+) -> bool {
+    if x.field() != y.field() {
+        return false;
+    }
+    if x.field() == UNKNOWN {
+        return x.as_unknown() == y.as_unknown();
+    }
+    match (x.val(), y.val()) {
+        (Val::Scalar(p), Val::Scalar(q)) => p == q,
+        (Val::Str(p), Val::Str(q)) => p == q,
+        (Val::Bytes(p), Val::Bytes(q)) => p == q,
+        (Val::Scalars(p), Val::Scalars(q)) => p == q,
+        (Val::Strs(p), Val::Strs(q)) => p == q,
+        (Val::BytesList(p), Val::BytesList(q)) => p == q,
+        (Val::Msg(_) | Val::Msgs(_), Val::Msg(_) | Val::Msgs(_)) => {
+            let (p, q) = (x.elements(), y.elements());
+            if p.len() != q.len() {
+                return false;
+            }
+            runs.extend(p.iter().copied().zip(q.iter().copied()));
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The order [`Record::find`] relies on and every decoder produces: known

@@ -6,7 +6,7 @@
 
 use quarry_core::Arena;
 use quarry_proto::{
-    FieldTable, Kind, Label, MessageRef, MessageTable, Schema, decode, encode_into, encode_to_vec,
+    FieldTable, Kind, Label, MessageRef, MessageTable, Schema, decode, encode, encode_into,
     encoded_len,
 };
 
@@ -99,7 +99,7 @@ fn encode_gives_back_canonical_bytes_on_both_sides_of_the_scratch_size() {
         let arena = Arena::new();
         let record = decode(ROOT, &arena, &input).expect("canonical input decodes");
         assert_eq!(encoded_len(ROOT, record), input.len());
-        assert_eq!(encode_to_vec(ROOT, record), input, "{} bytes", input.len());
+        assert_eq!(encode(ROOT, record), input, "{} bytes", input.len());
         let mut framed = b"frame".to_vec();
         encode_into(ROOT, record, &mut framed);
         assert_eq!(framed.get(..5), Some(&b"frame"[..]));

@@ -8,8 +8,7 @@
 
 use quarry_core::Arena;
 use quarry_proto::{
-    FieldTable, Kind, Label, MessageRef, MessageTable, Record, Schema, decode, encode_to_vec,
-    json::to_json,
+    FieldTable, Kind, Label, MessageRef, MessageTable, Record, Schema, decode, json::to_json,
 };
 
 // message Node { string name = 1; repeated Node children = 2;
@@ -125,7 +124,7 @@ fn a_repeated_message_field_met_once_is_a_list_of_one() {
     assert_eq!(read(record), model);
     // Written back as it came (canonical: `ids` is empty), and printed as
     // an array, as protobuf's JSON printer does for a repeated field.
-    assert_eq!(encode_to_vec(NODE_TYPE, record), bytes);
+    assert_eq!(quarry_proto::encode(NODE_TYPE, record), bytes);
     assert_eq!(
         to_json(NODE_TYPE, record).unwrap(),
         r#"{"name":"root","children":[{"name":"only"}],"n":"7"}"#

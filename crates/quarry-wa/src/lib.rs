@@ -58,13 +58,10 @@ pub use decode::{
     ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, arena_for, decode, max_arena_bytes,
 };
 pub use dictionary::{Dictionary, Token};
-pub use encode::{
-    EncodeError, Encoder, MAX_DEPTH, encode, encode_frame, encode_into, encode_view,
-    encode_view_frame,
-};
+pub use encode::{EncodeError, EncodeNode, Encoder, MAX_DEPTH, encode, encode_frame, encode_into};
 pub use frame::{arena_for_frame, decode_frame};
 pub use jid::{Jid, JidParseError, JidUser, Server};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
-pub use owned_stanza::OwnedStanza;
+pub use owned_stanza::{NodeRoot, OwnedStanza};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};

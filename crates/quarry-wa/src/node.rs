@@ -181,8 +181,63 @@ impl fmt::Debug for Node<'_> {
     }
 }
 
+/// Value equality, all the way down: the same tag, the same attributes in
+/// the same order (a JID equals a JID, never its rendered text), and equal
+/// contents (text never equals bytes, no content never equals an empty
+/// child list). Nodes from different arenas or inputs compare by value;
+/// the walk keeps its own stack, so a tree of any depth compares on any
+/// thread.
+///
+/// ```
+/// let (one, two) = (quarry_core::Arena::new(), quarry_core::Arena::new());
+/// // <message type="enc"><enc/></message>, twice, then with another child tag
+/// let a = quarry_wa::decode(&one, &[0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 29]).unwrap();
+/// let b = quarry_wa::decode(&two, &[0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 29]).unwrap();
+/// assert_eq!(a, b);
+/// let c = quarry_wa::decode(&two, &[0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 30]).unwrap();
+/// assert_ne!(a, c);
+/// ```
+impl PartialEq for Node<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let (mut a, mut b) = (*self, *other);
+        // Child lists being compared, one pair per level below the root.
+        let mut open: Vec<(ChildIter<'_>, ChildIter<'_>)> = Vec::new();
+        loop {
+            if a.tag() != b.tag() || a.attrs() != b.attrs() {
+                return false;
+            }
+            match (a.content(), b.content()) {
+                (Content::Nodes(x), Content::Nodes(y)) => {
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    open.push((x.iter(), y.iter()));
+                }
+                (x, y) => {
+                    if !x.same_leaf(y) {
+                        return false;
+                    }
+                }
+            }
+            loop {
+                let Some((xs, ys)) = open.last_mut() else {
+                    return true;
+                };
+                if let (Some(x), Some(y)) = (xs.next(), ys.next()) {
+                    (a, b) = (x, y);
+                    break;
+                }
+                open.pop();
+            }
+        }
+    }
+}
+
 /// A node's content.
-#[derive(Clone, Copy, Debug)]
+///
+/// Equal when both are the same kind with equal values; child lists
+/// compare as [`Children`] do.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Content<'a> {
     /// No content (also what `LIST_EMPTY` in content position means).
     None,
@@ -195,10 +250,32 @@ pub enum Content<'a> {
     Nodes(Children<'a>),
 }
 
+impl Content<'_> {
+    /// Equal, for contents other than child lists (a child list equals
+    /// nothing here).
+    fn same_leaf(self, other: Content<'_>) -> bool {
+        match (self, other) {
+            (Content::None, Content::None) => true,
+            (Content::Text(x), Content::Text(y)) => x == y,
+            (Content::Bytes(x), Content::Bytes(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
 /// A node's children: a contiguous run in the arena.
+///
+/// Equal when they have the same length and are equal node by node (see
+/// [`Node`]'s `PartialEq`).
 #[derive(Clone, Copy)]
 pub struct Children<'a> {
     pub(crate) recs: &'a [NodeRec<'a>],
+}
+
+impl PartialEq for Children<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(x, y)| x == y)
+    }
 }
 
 impl<'a> Children<'a> {
@@ -269,10 +346,17 @@ impl DoubleEndedIterator for ChildIter<'_> {
 impl ExactSizeIterator for ChildIter<'_> {}
 
 /// A node's attributes, in wire order. Duplicate keys are kept; lookups
-/// return the first.
+/// return the first. Equal when the same keys hold equal values in the
+/// same order.
 #[derive(Clone, Copy)]
 pub struct Attrs<'a> {
     recs: &'a [AttrRec<'a>],
+}
+
+impl PartialEq for Attrs<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
 }
 
 impl<'a> Attrs<'a> {

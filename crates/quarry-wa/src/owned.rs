@@ -7,7 +7,7 @@ use crate::jid::{Jid, JidParseError, Server};
 use crate::node::{Content, Node, Value};
 
 /// A node that owns its strings: the tree you build to send a stanza, or a
-/// decoded [`Node`] copied out of its arena with [`Node::to_owned`].
+/// decoded [`Node`] copied out of its arena with [`Node::to_owned_node`].
 ///
 /// The fields are public; the builder methods are shorthand.
 ///
@@ -102,12 +102,12 @@ pub struct OwnedJid {
 /// let arena = quarry_core::Arena::new();
 /// let sent = OwnedNode::new("body").text("hello");
 /// let bytes = quarry_wa::encode(&sent).unwrap();
-/// let back = quarry_wa::decode(&arena, &bytes).unwrap().to_owned();
+/// let back = quarry_wa::decode(&arena, &bytes).unwrap().to_owned_node();
 /// assert_eq!(back.content, OwnedContent::Bytes(b"hello".to_vec()));
 ///
 /// let sent = OwnedNode::new("body").text("12345"); // nibble-packed
 /// let bytes = quarry_wa::encode(&sent).unwrap();
-/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned(), sent);
+/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned_node(), sent);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum OwnedContent {
@@ -283,11 +283,11 @@ impl<'a> Node<'a> {
     /// ```
     /// let arena = quarry_core::Arena::new();
     /// // <message type="enc"/>
-    /// let owned = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap().to_owned();
+    /// let owned = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap().to_owned_node();
     /// drop(arena);
     /// assert_eq!(owned, quarry_wa::OwnedNode::new("message").attr("type", "enc"));
     /// ```
-    pub fn to_owned(self) -> OwnedNode {
+    pub fn to_owned_node(self) -> OwnedNode {
         build(self, |node| {
             let (content, children) = match node.content() {
                 Content::None => (OwnedContent::None, None),
@@ -506,7 +506,7 @@ impl fmt::Debug for ListAt<'_, '_> {
 
 impl From<Node<'_>> for OwnedNode {
     fn from(node: Node<'_>) -> Self {
-        node.to_owned()
+        node.to_owned_node()
     }
 }
 

@@ -6,8 +6,10 @@ use quarry_core::{Arena, Covariant, DecodeError, MessageArena, Owned, ViewFamily
 
 use crate::{Decoder, Node};
 
-/// [`Node`] as a [`ViewFamily`], the root of an [`OwnedStanza`].
-struct NodeRoot;
+/// [`Node`] as a [`ViewFamily`]: what an [`OwnedStanza`] holds, as an
+/// [`Owned<NodeRoot>`](Owned).
+#[derive(Debug)]
+pub struct NodeRoot;
 
 impl ViewFamily for NodeRoot {
     type View<'a> = Node<'a>;
@@ -21,27 +23,44 @@ impl Covariant for NodeRoot {
 
 /// A decoded stanza together with its input and arena: `'static + Send`,
 /// so it can be queued or handed to another thread or task, and read there
-/// through [`get`](Self::get).
+/// through [`get`](Owned::get).
 ///
 /// Strings and payloads still borrow from the input (now a
 /// [`Bytes`]), so owning the stanza copies nothing; the arena is a box of
 /// its own or one checked out of a [`quarry_core::ArenaPool`] (returned when the
-/// stanza is dropped).
+/// stanza is dropped). The methods every owned message has (`get`, `with`,
+/// `backing_bytes`, `slice_bytes`, `arena`) are [`Owned`]'s, reached
+/// through `Deref`. Two stanzas are equal when their root nodes are.
 ///
 /// ```
 /// use quarry_core::bytes::Bytes;
 /// use quarry_wa::{OwnedNode, OwnedStanza};
 ///
-/// let wire = quarry_wa::encode(&OwnedNode::new("message").attr("id", "m1").bytes(vec![9; 4]))?;
+/// let wire = quarry_wa::encode(&OwnedNode::new("message").attr("id", "m1").bytes(vec![9; 64]))?;
 /// let stanza = OwnedStanza::decode(Bytes::from(wire))?;
 /// let stanza = std::thread::spawn(move || stanza).join().unwrap();
 /// assert_eq!(stanza.get().tag(), "message");
 /// assert_eq!(stanza.get().attr_str("id"), Some("m1"));
-/// assert_eq!(stanza.get().content_bytes(), Some(&[9u8; 4][..]));
+///
+/// // A payload that borrows from the input, as `Bytes`: shared, not
+/// // copied (everything of an inflated frame, packed strings and
+/// // rendered JIDs live in the arena and are copied instead).
+/// let payload = stanza.slice_bytes(stanza.get().content_bytes().unwrap());
+/// assert_eq!(payload, vec![9u8; 64]);
+/// assert!(stanza.backing_bytes().as_ptr_range().contains(&payload.as_ptr()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[derive(Debug, PartialEq)]
 pub struct OwnedStanza {
     inner: Owned<NodeRoot>,
+}
+
+impl std::ops::Deref for OwnedStanza {
+    type Target = Owned<NodeRoot>;
+
+    fn deref(&self) -> &Owned<NodeRoot> {
+        &self.inner
+    }
 }
 
 impl OwnedStanza {
@@ -93,10 +112,10 @@ impl OwnedStanza {
         arena: impl Into<MessageArena>,
         bytes: Bytes,
     ) -> Result<Self, DecodeError> {
-        Owned::try_new(bytes, arena, |arena: &Arena, input: &[u8]| {
+        let inner = Owned::try_new(bytes, arena, |arena: &Arena, input: &[u8]| {
             decoder.decode(arena, input)
-        })
-        .map(|inner| Self { inner })
+        })?;
+        Ok(Self { inner })
     }
 
     /// Decode a frame with `decoder` into `arena`; see
@@ -117,77 +136,15 @@ impl OwnedStanza {
         arena: impl Into<MessageArena>,
         bytes: Bytes,
     ) -> Result<Self, DecodeError> {
-        Owned::try_new(bytes, arena, |arena: &Arena, input: &[u8]| {
+        let inner = Owned::try_new(bytes, arena, |arena: &Arena, input: &[u8]| {
             decoder.decode_frame(arena, input)
-        })
-        .map(|inner| Self { inner })
+        })?;
+        Ok(Self { inner })
     }
 
-    /// The root node, borrowing `self`.
-    ///
-    /// ```
-    /// # use quarry_core::bytes::Bytes;
-    /// let stanza = quarry_wa::OwnedStanza::decode(Bytes::from_static(&[0xF8, 1, 19]))?;
-    /// let root: quarry_wa::Node<'_> = stanza.get();
-    /// assert_eq!(root.children().len(), 0);
-    /// # Ok::<(), quarry_core::DecodeError>(())
-    /// ```
-    pub fn get(&self) -> Node<'_> {
-        self.inner.get()
-    }
-
-    /// The bytes the stanza was decoded from (node bytes or the whole
-    /// frame, as given): forward the stanza without re-encoding it. Cloning
-    /// the `Bytes` shares them.
-    ///
-    /// ```
-    /// # use quarry_core::bytes::Bytes;
-    /// let wire = Bytes::from_static(&[0xF8, 1, 19]);
-    /// let stanza = quarry_wa::OwnedStanza::decode(wire.clone())?;
-    /// assert_eq!(stanza.backing_bytes(), &wire);
-    /// # Ok::<(), quarry_core::DecodeError>(())
-    /// ```
-    pub fn backing_bytes(&self) -> &Bytes {
-        self.inner.backing_bytes()
-    }
-
-    /// A payload or string of this stanza as `Bytes`: zero-copy when it
-    /// borrows from the input (raw bytes and raw strings of an uncompressed
-    /// stanza), **copied** when it lives in the arena (everything of an
-    /// inflated frame, packed strings, rendered JIDs).
-    ///
-    /// ```
-    /// # use quarry_core::bytes::Bytes;
-    /// use quarry_wa::{OwnedNode, OwnedStanza};
-    ///
-    /// let wire = Bytes::from(quarry_wa::encode(&OwnedNode::new("enc").bytes(vec![7; 64]))?);
-    /// let stanza = OwnedStanza::decode(wire)?;
-    /// let payload = stanza.slice_bytes(stanza.get().content_bytes().unwrap());
-    /// assert_eq!(payload, vec![7u8; 64]);
-    /// let within = stanza.backing_bytes().as_ptr_range();
-    /// assert!(within.contains(&payload.as_ptr())); // shared, not copied
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn slice_bytes(&self, part: &[u8]) -> Bytes {
-        self.inner.slice_bytes(part)
-    }
-
-    /// The arena the stanza lives in (for its statistics).
-    pub fn arena(&self) -> &Arena {
-        self.inner.arena()
-    }
-
-    /// Drop the views, free or return the arena, and give back the input.
-    pub fn into_bytes(self) -> Bytes {
-        self.inner.into_bytes()
-    }
-}
-
-impl std::fmt::Debug for OwnedStanza {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OwnedStanza")
-            .field("root", &self.get())
-            .field("input_len", &self.backing_bytes().len())
-            .finish()
+    /// The owned message itself, for what needs it by value
+    /// ([`Owned::into_bytes`]).
+    pub fn into_inner(self) -> Owned<NodeRoot> {
+        self.inner
     }
 }

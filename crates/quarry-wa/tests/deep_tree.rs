@@ -85,7 +85,7 @@ fn a_million_levels_render_convert_and_drop_without_overflowing() {
         write!(debug, "{node:?}").unwrap();
         assert_eq!(debug.len, sink.len);
 
-        let owned = node.to_owned();
+        let owned = node.to_owned_node();
         assert_eq!(owned_depth(&owned), LEVELS);
         let copy = owned.clone();
         assert_eq!(owned_depth(&copy), LEVELS);

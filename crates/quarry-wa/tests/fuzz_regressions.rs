@@ -6,7 +6,7 @@ use quarry_wa::{Node, OwnedJid, OwnedNode, OwnedValue, Server};
 
 /// `wa_node`: a JID user that arrives
 /// HEX_8-packed (`FB 01 00`, the user "00") is written back packed by
-/// `encode_view` (a view re-encodes byte for byte) but as the token that
+/// `encode` of a view (a view re-encodes byte for byte) but as the token that
 /// spells "00" by `encode` of the owned copy, which holds the user as
 /// text. Two encodings, one tree: both must decode to it.
 #[test]
@@ -39,9 +39,9 @@ fn a_packed_jid_user_that_is_a_token_re_encodes_to_the_same_tree_both_ways() {
         ],
         content: quarry_wa::OwnedContent::None,
     };
-    assert_eq!(node.to_owned(), expected);
+    assert_eq!(node.to_owned_node(), expected);
 
-    let from_view = quarry_wa::encode_view(node).unwrap();
+    let from_view = quarry_wa::encode(node).unwrap();
     let from_owned = quarry_wa::encode(&expected).unwrap();
     // The view keeps the packed user: its bytes reappear verbatim.
     assert!(from_view.windows(3).any(|w| w == [0xFB, 0x01, 0x00]));

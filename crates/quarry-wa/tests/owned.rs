@@ -158,7 +158,7 @@ fn slice_bytes_shares_payloads_of_a_plain_stanza() {
         assert!(range.contains(&shared.as_ptr()), "payload {i} was copied");
     }
     // Forwarding: the backing bytes are the frame itself, not a re-encode.
-    assert_eq!(stanza.into_bytes().as_ptr(), wire.as_ptr());
+    assert_eq!(stanza.into_inner().into_bytes().as_ptr(), wire.as_ptr());
 }
 
 #[test]

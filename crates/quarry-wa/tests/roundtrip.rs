@@ -6,7 +6,7 @@
 //!     generator knows which strings it made as what, so the expected tree
 //!     is built from that knowledge, the spec's packing rule and the token
 //!     dictionary, never from the encoder.
-//! (b) `encode_view(decode(bytes)) == bytes` for canonical bytes made by
+//! (b) `encode(decode(bytes)) == bytes` for canonical bytes made by
 //!     the peer crate's `marshal` (and by our own encoder, in (a)).
 //! (c) our encoder's output decodes with the peer's `unmarshal_ref` to the
 //!     same expected tree: an independent decoder checks our writer.
@@ -398,8 +398,8 @@ fn check_both_decoders(tree: &OwnedNode, expected: &OwnedNode) -> Result<(), Tes
 
     let arena = Arena::new();
     let view = quarry_wa::decode(&arena, &bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(&view.to_owned(), expected, "our decoder");
-    prop_assert_eq!(&quarry_wa::encode_view(view).unwrap(), &bytes, "re-encode");
+    prop_assert_eq!(&view.to_owned_node(), expected, "our decoder");
+    prop_assert_eq!(&quarry_wa::encode(view).unwrap(), &bytes, "re-encode");
 
     let theirs = peer::marshal::unmarshal_ref(&bytes)
         .map_err(|e| TestCaseError::fail(format!("peer decoder: {e}")))?;
@@ -432,9 +432,9 @@ proptest! {
         let arena = Arena::new();
         let view = quarry_wa::decode_frame(&arena, &framed)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(&view.to_owned(), &expect(&g));
-        prop_assert_eq!(&quarry_wa::encode_view(view).unwrap(), &framed[1..]);
-        prop_assert_eq!(&quarry_wa::encode_view_frame(view).unwrap(), &framed);
+        prop_assert_eq!(&view.to_owned_node(), &expect(&g));
+        prop_assert_eq!(&quarry_wa::encode(view).unwrap(), &framed[1..]);
+        prop_assert_eq!(&quarry_wa::encode_frame(view).unwrap(), &framed);
         // Our own encoder writes the same bytes as the peer's here.
         prop_assert_eq!(&quarry_wa::encode(&build(&g)).unwrap(), &framed[1..]);
     }
@@ -486,7 +486,7 @@ proptest! {
         let arena = Arena::new();
         let view = quarry_wa::decode_frame(&arena, &framed)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(&quarry_wa::encode_view_frame(view).unwrap(), &framed);
+        prop_assert_eq!(&quarry_wa::encode_frame(view).unwrap(), &framed);
     }
 }
 
@@ -530,7 +530,7 @@ fn empty_tag_and_key_are_written_as_the_peer_writes_them() {
     let arena = Arena::new();
     let view = quarry_wa::decode(&arena, &want).unwrap();
     assert_eq!(view.tag(), "");
-    assert_eq!(quarry_wa::encode_view(view).unwrap(), want);
+    assert_eq!(quarry_wa::encode(view).unwrap(), want);
 }
 
 #[test]
@@ -592,12 +592,12 @@ fn peer_fixture_shapes_decode_the_same_after_re_encoding() {
     let framed = peer::marshal::marshal(&fanout).unwrap();
     let arena = Arena::new();
     let view = quarry_wa::decode_frame(&arena, &framed).unwrap();
-    let again = quarry_wa::encode_view(view).unwrap();
+    let again = quarry_wa::encode(view).unwrap();
     assert_ne!(again, framed[1..]);
     let arena2 = Arena::new();
     assert_eq!(
-        quarry_wa::decode(&arena2, &again).unwrap().to_owned(),
-        view.to_owned()
+        quarry_wa::decode(&arena2, &again).unwrap().to_owned_node(),
+        view.to_owned_node()
     );
 }
 
@@ -657,14 +657,14 @@ fn non_canonical_inputs_re_encode_to_the_same_tree() {
     for (what, bytes) in cases {
         let arena = Arena::new();
         let first = quarry_wa::decode(&arena, &bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let again = quarry_wa::encode_view(first).unwrap();
+        let again = quarry_wa::encode(first).unwrap();
         assert_ne!(again, bytes, "{what}: expected different bytes");
         let arena2 = Arena::new();
         let second = quarry_wa::decode(&arena2, &again).unwrap();
-        assert_eq!(second.to_owned(), first.to_owned(), "{what}");
+        assert_eq!(second.to_owned_node(), first.to_owned_node(), "{what}");
         // Whatever we write, the peer's decoder reads the same way.
         let theirs = peer::marshal::unmarshal_ref(&again).unwrap();
-        assert_eq!(from_peer(&theirs), first.to_owned(), "{what}: peer");
+        assert_eq!(from_peer(&theirs), first.to_owned_node(), "{what}: peer");
     }
 
     // In content position the same over-long packed string cannot come back
@@ -675,21 +675,21 @@ fn non_canonical_inputs_re_encode_to_the_same_tree() {
     let arena = Arena::new();
     let first = quarry_wa::decode(&arena, &bytes).unwrap();
     assert_eq!(first.content_str(), Some("12".repeat(100).as_str()));
-    let again = quarry_wa::encode_view(first).unwrap();
+    let again = quarry_wa::encode(first).unwrap();
     let second = quarry_wa::decode(&arena, &again).unwrap();
     assert_eq!(second.content_bytes(), Some("12".repeat(100).as_bytes()));
     // So does a NUL from a mid-string pad nibble.
     let bytes = [0xF8, 2, message, 0xFF, 0x02, 0x1F, 0x23];
     let first = quarry_wa::decode(&arena, &bytes).unwrap();
     assert_eq!(first.content_str(), Some("1\u{0}23"));
-    let again = quarry_wa::encode_view(first).unwrap();
+    let again = quarry_wa::encode(first).unwrap();
     let second = quarry_wa::decode(&arena, &again).unwrap();
     assert_eq!(second.content_bytes(), Some(&b"1\x0023"[..]));
     // And a rendered JID whose text reads as a device its server lacks.
     let bytes = [0xF8, 2, message, 0xFA, 0xFC, 3, b'a', b':', b'5', t("g.us")];
     let first = quarry_wa::decode(&arena, &bytes).unwrap();
     assert_eq!(first.content_str(), Some("a:5@g.us"));
-    let again = quarry_wa::encode_view(first).unwrap();
+    let again = quarry_wa::encode(first).unwrap();
     let second = quarry_wa::decode(&arena, &again).unwrap();
     assert_eq!(second.content_bytes(), Some(&b"a:5@g.us"[..]));
 }

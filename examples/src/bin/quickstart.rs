@@ -70,7 +70,7 @@ fn relay_messages() -> Vec<(&'static str, String)> {
     vec![
         (
             "EVENT (signed note, 2 tags)",
-            format!(r#"["EVENT","timeline",{}]"#, quarry_nostr::doc_event()),
+            format!(r#"["EVENT","timeline",{}]"#, quarry_nostr::SAMPLE_EVENT),
         ),
         ("EOSE", r#"["EOSE","timeline"]"#.to_owned()),
     ]

@@ -1,6 +1,6 @@
 //! Writes the seed corpus of every fuzz target into `fuzz/seeds/<target>/`
 //! with quarry's own encoders: `quarry_wa::encode`, quarry-nostr's
-//! `write_json`, `quarry_proto::encode_to_vec`. Each seed is checked to
+//! `encode_into`, `quarry_proto::encode`. Each seed is checked to
 //! decode before it is written. Run from anywhere:
 //!
 //! ```text
@@ -216,13 +216,13 @@ fn event(created_at: u64, kind: u16, tags: &str, content: &str) -> String {
     let signed = draft.replacen(&"0".repeat(64), &id, 1);
     let e = quarry_nostr::decode_event(&arena, signed.as_bytes()).expect("the id matches");
     let mut out = Vec::new();
-    e.write_json(&mut out);
+    e.encode_into(&mut out);
     String::from_utf8(out).expect("JSON is UTF-8")
 }
 
 fn events() -> Vec<String> {
     vec![
-        quarry_nostr::doc_event().to_owned(),
+        quarry_nostr::SAMPLE_EVENT.to_owned(),
         event(1, 1, "[]", r#""""#),
         event(
             1_700_000_000,
@@ -263,11 +263,11 @@ fn rewrite(json: &str, relay: bool) -> Vec<u8> {
     if relay {
         quarry_nostr::decode_relay_message(&arena, json.as_bytes())
             .unwrap_or_else(|e| panic!("{json}: {e}"))
-            .write_json(&mut out);
+            .encode_into(&mut out);
     } else {
         quarry_nostr::decode_client_message(&arena, json.as_bytes())
             .unwrap_or_else(|e| panic!("{json}: {e}"))
-            .write_json(&mut out);
+            .encode_into(&mut out);
     }
     out
 }
@@ -353,7 +353,7 @@ fn nostr_client() -> Seeds {
 fn requote(message: MessageRef, prost_bytes: &[u8]) -> Vec<u8> {
     let arena = Arena::new();
     let record = quarry_proto::decode(message, &arena, prost_bytes).expect("a seed decodes");
-    quarry_proto::encode_to_vec(message, record)
+    quarry_proto::encode(message, record)
 }
 
 fn nested(id: i32, depth: usize) -> test2::Nested {

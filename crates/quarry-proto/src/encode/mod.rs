@@ -28,7 +28,7 @@ use back_buf::BackBuf;
 use stack::{Level, Stack};
 use std::mem::MaybeUninit;
 
-/// Bytes [`encode_to_vec`] writes for `record` as a `message`.
+/// Bytes [`encode`] writes for `record` as a `message`.
 ///
 /// One pass over the record and its nested messages, which adds up every
 /// message's length from its fields'.
@@ -68,10 +68,10 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x03])?;
 /// assert_eq!(rec.scalar(0), Some(-2i64 as u64));
-/// assert_eq!(encode_to_vec(MessageRef::new(&S, 0), rec), [0x08, 0x03]);
+/// assert_eq!(encode(MessageRef::new(&S, 0), rec), [0x08, 0x03]);
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
+pub fn encode(message: MessageRef, record: Record<'_>) -> Vec<u8> {
     let mut scratch = [MaybeUninit::uninit(); SCRATCH];
     let mut stack = Stack::new();
     if let Some(bytes) = write_in_scratch(message, record, &mut scratch, &mut stack) {
@@ -83,7 +83,7 @@ pub fn encode_to_vec(message: MessageRef, record: Record<'_>) -> Vec<u8> {
 }
 
 /// Append the encoding of `record` as a `message` to `out`: the bytes of
-/// [`encode_to_vec`], with no allocation when `out` has room for them
+/// [`encode`], with no allocation when `out` has room for them
 /// (say, a buffer cleared after an earlier encode of a message at least as
 /// large), one otherwise. `out` grows as `Vec::reserve` grows it.
 ///

@@ -78,6 +78,18 @@ pub enum EncodeError {
     },
 }
 
+/// What the encoder takes: an owned tree (`&OwnedNode`) or a decoded view
+/// (`Node`). Implemented for those two only; both encode by the same code.
+///
+/// Re-encoding a view gives canonical input (what this encoder or
+/// WhatsApp's produces) back byte for byte; see `docs/wa-format.md` for the
+/// inputs that do not.
+pub trait EncodeNode: tree::Dispatch {}
+
+impl EncodeNode for &OwnedNode {}
+
+impl EncodeNode for Node<'_> {}
+
 /// Encoder settings: the token dictionary.
 ///
 /// ```
@@ -114,56 +126,72 @@ impl Encoder {
     /// // LIST_8 2, token, BINARY_20 + 3 length bytes, payload
     /// assert_eq!(quarry_wa::Encoder::new().encoded_len(&node).unwrap(), 2 + 1 + 4 + 300);
     /// ```
-    pub fn encoded_len(&self, node: &OwnedNode) -> Result<usize, EncodeError> {
-        let mut count = Count(0);
-        self.walk(node, &mut count)?;
-        Ok(count.0)
+    pub fn encoded_len(&self, node: impl EncodeNode) -> Result<usize, EncodeError> {
+        node.encoded_len(self)
     }
 
-    /// Encode `node` to node bytes (no flags byte). The result's capacity
-    /// equals its length. An encoding of up to 4 KiB (most stanzas) is one
-    /// allocation of exactly its size; a longer one is one allocation of an
-    /// upper bound of it, shrunk in place at the end.
-    pub fn encode(&self, node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
-        self.encode_exact(node, false)
+    /// Encode `node` (an owned tree or a decoded view) to node bytes (no
+    /// flags byte). The result's capacity equals its length. An encoding of
+    /// up to 4 KiB (most stanzas) is one allocation of exactly its size; a
+    /// longer one is one allocation of an upper bound of it, shrunk in
+    /// place at the end.
+    pub fn encode(&self, node: impl EncodeNode) -> Result<Vec<u8>, EncodeError> {
+        node.encode_exact(self, false)
     }
 
     /// Encode `node` as a frame: the flags byte `0x00` (uncompressed), then
     /// node bytes.
-    pub fn encode_frame(&self, node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
-        self.encode_exact(node, true)
+    pub fn encode_frame(&self, node: impl EncodeNode) -> Result<Vec<u8>, EncodeError> {
+        node.encode_exact(self, true)
     }
 
     /// Append the node bytes of `node` to `out`, growing it at most once
     /// (by exactly the encoding up to 4 KiB, else by an upper bound of it).
     /// On error `out` is left as it was.
-    pub fn encode_into(&self, node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        self.append(node, out)
-    }
-
-    /// Re-encode a decoded view to node bytes. Canonical input (what this
-    /// encoder or WhatsApp's produces) comes back byte for byte; see
-    /// `docs/wa-format.md` for the inputs that do not.
-    pub fn encode_view(&self, node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
-        self.encode_exact(node, false)
-    }
-
-    /// Re-encode a decoded view as a frame (flags byte `0x00` first).
-    pub fn encode_view_frame(&self, node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
-        self.encode_exact(node, true)
-    }
-
-    /// Append the re-encoded view to `out`; on error `out` is unchanged.
     ///
     /// ```
     /// let arena = quarry_core::Arena::new();
     /// let node = quarry_wa::decode(&arena, &[0xF8, 1, 19]).unwrap();
     /// let mut out = vec![0x00];
-    /// quarry_wa::Encoder::new().encode_view_into(node, &mut out).unwrap();
+    /// quarry_wa::Encoder::new().encode_into(node, &mut out).unwrap();
     /// assert_eq!(out, [0x00, 0xF8, 1, 19]);
     /// ```
-    pub fn encode_view_into(&self, node: Node<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        self.append(node, out)
+    pub fn encode_into(&self, node: impl EncodeNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        node.append(self, out)
+    }
+
+    /// [`encoded_len`](Self::encoded_len) of an owned tree. This and the
+    /// five below are not generic, so their code is made here, once, as
+    /// the encoder's was before it took views too: the generic entry
+    /// points only pick one.
+    fn owned_len(&self, node: &OwnedNode) -> Result<usize, EncodeError> {
+        self.count(node)
+    }
+
+    fn view_len(&self, node: Node<'_>) -> Result<usize, EncodeError> {
+        self.count(node)
+    }
+
+    fn owned_exact(&self, node: &OwnedNode, frame: bool) -> Result<Vec<u8>, EncodeError> {
+        self.encode_exact(node, frame)
+    }
+
+    fn view_exact(&self, node: Node<'_>, frame: bool) -> Result<Vec<u8>, EncodeError> {
+        self.encode_exact(node, frame)
+    }
+
+    fn owned_append(&self, node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        self.encode_onto(node, out, &[]).map(|_| ())
+    }
+
+    fn view_append(&self, node: Node<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        self.encode_onto(node, out, &[]).map(|_| ())
+    }
+
+    fn count<'s, T: Tree<'s>>(&self, node: T) -> Result<usize, EncodeError> {
+        let mut count = Count(0);
+        self.walk(node, &mut count)?;
+        Ok(count.0)
     }
 
     fn walk<'s, T: Tree<'s>, S: Sink>(&self, node: T, out: &mut S) -> Result<(), EncodeError> {
@@ -184,10 +212,6 @@ impl Encoder {
             out.shrink_to_fit();
         }
         Ok(out)
-    }
-
-    fn append<'s, T: Tree<'s>>(&self, node: T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        self.encode_onto(node, out, &[]).map(|_| ())
     }
 
     /// Append `prefix` and the encoding of `node` to `out`, which grows at
@@ -217,7 +241,8 @@ impl Encoder {
     }
 }
 
-/// Encode `node` to node bytes (no flags byte) with the v3 dictionary.
+/// Encode `node` (an owned tree or a decoded view) to node bytes (no flags
+/// byte) with the v3 dictionary.
 ///
 /// ```
 /// use quarry_wa::{Jid, OwnedNode, Server};
@@ -230,9 +255,12 @@ impl Encoder {
 /// assert_eq!(bytes.capacity(), bytes.len());
 ///
 /// let arena = quarry_core::Arena::new();
-/// assert_eq!(quarry_wa::decode(&arena, &bytes).unwrap().to_owned(), node);
+/// let view = quarry_wa::decode(&arena, &bytes).unwrap();
+/// assert_eq!(view.to_owned_node(), node);
+/// // A view re-encodes to the same bytes.
+/// assert_eq!(quarry_wa::encode(view).unwrap(), bytes);
 /// ```
-pub fn encode(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
+pub fn encode(node: impl EncodeNode) -> Result<Vec<u8>, EncodeError> {
     Encoder::new().encode(node)
 }
 
@@ -241,8 +269,12 @@ pub fn encode(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
 /// ```
 /// let node = quarry_wa::OwnedNode::new("message");
 /// assert_eq!(quarry_wa::encode_frame(&node).unwrap(), [0x00, 0xF8, 1, 19]);
+/// let arena = quarry_core::Arena::new();
+/// let frame = [0x00, 0xF8, 1, 19];
+/// let view = quarry_wa::decode_frame(&arena, &frame).unwrap();
+/// assert_eq!(quarry_wa::encode_frame(view).unwrap(), frame);
 /// ```
-pub fn encode_frame(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_frame(node: impl EncodeNode) -> Result<Vec<u8>, EncodeError> {
     Encoder::new().encode_frame(node)
 }
 
@@ -261,33 +293,38 @@ pub fn encode_frame(node: &OwnedNode) -> Result<Vec<u8>, EncodeError> {
 /// assert!(quarry_wa::encode_into(&deep, &mut out).is_err());
 /// assert_eq!(out.len(), 4);
 /// ```
-pub fn encode_into(node: &OwnedNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+pub fn encode_into(node: impl EncodeNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     Encoder::new().encode_into(node, out)
 }
 
-/// Re-encode a decoded view to node bytes with the v3 dictionary.
-///
-/// ```
-/// let arena = quarry_core::Arena::new();
-/// // <message type="enc"><enc/></message>
-/// let bytes = [0xF8, 4, 19, 4, 29, 0xF8, 1, 0xF8, 1, 29];
-/// let node = quarry_wa::decode(&arena, &bytes).unwrap();
-/// assert_eq!(quarry_wa::encode_view(node).unwrap(), bytes);
-/// ```
-pub fn encode_view(node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
-    Encoder::new().encode_view(node)
+impl tree::Dispatch for &OwnedNode {
+    #[inline]
+    fn encoded_len(self, encoder: &Encoder) -> Result<usize, EncodeError> {
+        encoder.owned_len(self)
+    }
+    #[inline]
+    fn encode_exact(self, encoder: &Encoder, frame: bool) -> Result<Vec<u8>, EncodeError> {
+        encoder.owned_exact(self, frame)
+    }
+    #[inline]
+    fn append(self, encoder: &Encoder, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        encoder.owned_append(self, out)
+    }
 }
 
-/// Re-encode a decoded view as a frame (flags byte `0x00` first).
-///
-/// ```
-/// let arena = quarry_core::Arena::new();
-/// let frame = [0x00, 0xF8, 1, 19];
-/// let node = quarry_wa::decode_frame(&arena, &frame).unwrap();
-/// assert_eq!(quarry_wa::encode_view_frame(node).unwrap(), frame);
-/// ```
-pub fn encode_view_frame(node: Node<'_>) -> Result<Vec<u8>, EncodeError> {
-    Encoder::new().encode_view_frame(node)
+impl tree::Dispatch for Node<'_> {
+    #[inline]
+    fn encoded_len(self, encoder: &Encoder) -> Result<usize, EncodeError> {
+        encoder.view_len(self)
+    }
+    #[inline]
+    fn encode_exact(self, encoder: &Encoder, frame: bool) -> Result<Vec<u8>, EncodeError> {
+        encoder.view_exact(self, frame)
+    }
+    #[inline]
+    fn append(self, encoder: &Encoder, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        encoder.view_append(self, out)
+    }
 }
 
 #[cfg(test)]

@@ -62,3 +62,19 @@ impl<'s> Tree<'s> for Node<'s> {
         }
     }
 }
+
+/// How the public [`EncodeNode`](super::EncodeNode) reaches the encoder's
+/// code for each tree type. Public in this private module, so it bounds
+/// `EncodeNode` (sealing it) without being nameable outside the crate.
+pub trait Dispatch: Copy {
+    /// The encoding's length.
+    fn encoded_len(self, encoder: &super::Encoder) -> Result<usize, super::EncodeError>;
+    /// A new buffer of exactly the encoding, after a flags byte if `frame`.
+    fn encode_exact(
+        self,
+        encoder: &super::Encoder,
+        frame: bool,
+    ) -> Result<Vec<u8>, super::EncodeError>;
+    /// The encoding appended to `out`.
+    fn append(self, encoder: &super::Encoder, out: &mut Vec<u8>) -> Result<(), super::EncodeError>;
+}
