@@ -89,15 +89,17 @@ fn decode16(chunk: [u8; 16]) -> Option<[u8; 8]> {
     let v = _mm_set_epi64x(hi.cast_signed(), lo.cast_signed());
     // Signed compares: a byte of 0x80 and above is negative, so it falls in
     // neither range and fails the check like any other non-digit.
-    let in_range = |x, lo: u8, hi: u8| {
+    // Bytes strictly between `below` and `above`.
+    let between = |x, below: u8, above: u8| {
         _mm_and_si128(
-            _mm_cmpgt_epi8(x, _mm_set1_epi8((lo - 1).cast_signed())),
-            _mm_cmplt_epi8(x, _mm_set1_epi8((hi + 1).cast_signed())),
+            _mm_cmpgt_epi8(x, _mm_set1_epi8(below.cast_signed())),
+            _mm_cmplt_epi8(x, _mm_set1_epi8(above.cast_signed())),
         )
     };
     let lower = _mm_or_si128(v, _mm_set1_epi8(0x20));
-    let digit = in_range(v, b'0', b'9');
-    let alpha = in_range(lower, b'a', b'f');
+    // '/' and ':' enclose the digits, '`' and 'g' the lower-case letters.
+    let digit = between(v, b'/', b':');
+    let alpha = between(lower, b'`', b'g');
     if _mm_movemask_epi8(_mm_or_si128(digit, alpha)) != 0xFFFF {
         return None;
     }
