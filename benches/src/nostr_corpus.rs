@@ -292,10 +292,12 @@ fn text(rng: &mut Rng, len: usize, non_ascii: bool) -> String {
             s.push(' ');
         }
         if !placed && (rng.chance(0.3) || s.len() + 12 >= len) {
-            s.push_str(*rng.pick(NON_ASCII));
+            let word: &&str = rng.pick(NON_ASCII);
+            s.push_str(word);
             placed = true;
         } else {
-            s.push_str(*rng.pick(WORDS));
+            let word: &&str = rng.pick(WORDS);
+            s.push_str(word);
         }
     }
     s
