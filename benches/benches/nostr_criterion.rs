@@ -2,7 +2,8 @@
 //! and rust-nostr (`nostr` 0.45 `RelayMessage::from_json`) on the same
 //! bytes, in one run. Groups `nostr_<shape>`; functions `peer`,
 //! `peer_verify_id`, `quarry_noverify_fresh`, `quarry_noverify_reused`,
-//! `quarry_verify_fresh`, `quarry_verify_reused`. Client REQs: groups
+//! `quarry_verify_fresh`, `quarry_verify_reused`; group `nostr_corpus`, the
+//! same functions over the whole wire-shaped corpus. Client REQs: groups
 //! `nostr_<req shape>`, functions `peer`, `quarry_fresh`, `quarry_reused`.
 //! Encoding, functions `peer` and `quarry`: an event (`nostr_encode_<shape>`),
 //! the relay message carrying it (`nostr_encode_relay_<shape>`) and a REQ
@@ -41,6 +42,55 @@ fn decode(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+/// The whole wire-shaped corpus, message by message (group
+/// `nostr_corpus`, the functions of [`decode`]; one iteration is all 722
+/// messages).
+fn decode_corpus(c: &mut Criterion) {
+    let msgs = n::corpus();
+    let total: usize = msgs.iter().map(Vec::len).sum();
+    let mut group = c.benchmark_group("nostr_corpus");
+    group.throughput(Throughput::Bytes(total as u64));
+    group.bench_function("peer", |b| {
+        b.iter(|| msgs.iter().filter(|m| n::peer_parse(m)).count())
+    });
+    group.bench_function("peer_verify_id", |b| {
+        b.iter(|| msgs.iter().filter(|m| n::peer_parse_verify_id(m)).count())
+    });
+    group.bench_function("quarry_noverify_fresh", |b| {
+        b.iter(|| {
+            msgs.iter()
+                .map(|m| n::quarry_fresh(&n::NO_VERIFY, m))
+                .sum::<usize>()
+        })
+    });
+    let mut arena = Arena::new();
+    for m in msgs {
+        n::quarry_reused(&n::VERIFY, &mut arena, m);
+    }
+    group.bench_function("quarry_noverify_reused", |b| {
+        b.iter(|| {
+            msgs.iter()
+                .map(|m| n::quarry_reused(&n::NO_VERIFY, &mut arena, m))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("quarry_verify_fresh", |b| {
+        b.iter(|| {
+            msgs.iter()
+                .map(|m| n::quarry_fresh(&n::VERIFY, m))
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("quarry_verify_reused", |b| {
+        b.iter(|| {
+            msgs.iter()
+                .map(|m| n::quarry_reused(&n::VERIFY, &mut arena, m))
+                .sum::<usize>()
+        })
+    });
+    group.finish();
 }
 
 /// One decode of each REQ shape plus drop: rust-nostr's
@@ -95,6 +145,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, decode_req, encode
+    targets = decode, decode_corpus, decode_req, encode
 }
 criterion_main!(benches);

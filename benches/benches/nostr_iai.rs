@@ -1,5 +1,6 @@
 //! Instruction counts (callgrind) of decoding one `["EVENT",sub,event]`
-//! relay message, quarry and rust-nostr on the same bytes, in one run; and
+//! relay message, quarry and rust-nostr on the same bytes, in one run, and
+//! of decoding the whole wire-shaped corpus (`corpus`, 722 messages); and
 //! of decoding one client REQ in three shapes; and of encoding to compact
 //! JSON, each from its own decoded form, one event, the relay message
 //! carrying it and one REQ.
@@ -18,49 +19,67 @@ use iai_callgrind::{library_benchmark, library_benchmark_group, main};
 use nostr_common as n;
 use quarry_core::Arena;
 
-fn input(shape: &str) -> &'static [u8] {
-    let bytes: &'static [u8] = Box::leak(n::message(shape).into_boxed_slice());
-    n::peer_parse(bytes);
-    n::quarry_fresh(&n::VERIFY, bytes);
-    bytes
+/// The messages of `shape` (one, or the whole corpus), each decoded once by
+/// both sides first.
+fn input(shape: &str) -> &'static [Vec<u8>] {
+    let msgs: &'static [Vec<u8>] = n::inputs(shape).leak();
+    for bytes in msgs {
+        n::peer_parse(bytes);
+        n::quarry_fresh(&n::VERIFY, bytes);
+    }
+    msgs
 }
 
-fn reused(shape: &str) -> (Arena, &'static [u8]) {
-    let bytes = input(shape);
-    (n::warmed_arena(bytes), bytes)
+fn reused(shape: &str) -> (Arena, &'static [Vec<u8>]) {
+    let msgs = input(shape);
+    let mut arena = Arena::new();
+    for bytes in msgs {
+        n::quarry_reused(&n::VERIFY, &mut arena, bytes);
+    }
+    (arena, msgs)
+}
+
+// Each bench decodes its messages one after the other: one message for a
+// shape, all of them for `corpus` (the total over the corpus).
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = input)]
+#[bench::thread12(args = ("thread12"), setup = input)]
+#[bench::heavy30(args = ("heavy30"), setup = input)]
+#[bench::corpus(args = ("corpus"), setup = input)]
+fn peer(msgs: &'static [Vec<u8>]) -> usize {
+    msgs.iter().filter(|b| n::peer_parse(b)).count()
 }
 
 #[library_benchmark]
 #[bench::plain(args = ("plain"), setup = input)]
 #[bench::thread12(args = ("thread12"), setup = input)]
 #[bench::heavy30(args = ("heavy30"), setup = input)]
-fn peer(bytes: &'static [u8]) -> bool {
-    black_box(n::peer_parse(bytes))
+#[bench::corpus(args = ("corpus"), setup = input)]
+fn peer_verify_id(msgs: &'static [Vec<u8>]) -> usize {
+    msgs.iter().filter(|b| n::peer_parse_verify_id(b)).count()
 }
 
 #[library_benchmark]
 #[bench::plain(args = ("plain"), setup = input)]
 #[bench::thread12(args = ("thread12"), setup = input)]
 #[bench::heavy30(args = ("heavy30"), setup = input)]
-fn peer_verify_id(bytes: &'static [u8]) -> bool {
-    black_box(n::peer_parse_verify_id(bytes))
-}
-
-#[library_benchmark]
-#[bench::plain(args = ("plain"), setup = input)]
-#[bench::thread12(args = ("thread12"), setup = input)]
-#[bench::heavy30(args = ("heavy30"), setup = input)]
-fn quarry_noverify_fresh(bytes: &'static [u8]) -> usize {
-    black_box(n::quarry_fresh(&n::NO_VERIFY, bytes))
+#[bench::corpus(args = ("corpus"), setup = input)]
+fn quarry_noverify_fresh(msgs: &'static [Vec<u8>]) -> usize {
+    msgs.iter()
+        .map(|b| black_box(n::quarry_fresh(&n::NO_VERIFY, b)))
+        .sum()
 }
 
 #[library_benchmark]
 #[bench::plain(args = ("plain"), setup = reused)]
 #[bench::thread12(args = ("thread12"), setup = reused)]
 #[bench::heavy30(args = ("heavy30"), setup = reused)]
-fn quarry_noverify_reused(input: (Arena, &'static [u8])) -> Arena {
-    let (mut arena, bytes) = input;
-    black_box(n::quarry_reused(&n::NO_VERIFY, &mut arena, bytes));
+#[bench::corpus(args = ("corpus"), setup = reused)]
+fn quarry_noverify_reused(input: (Arena, &'static [Vec<u8>])) -> Arena {
+    let (mut arena, msgs) = input;
+    for bytes in msgs {
+        black_box(n::quarry_reused(&n::NO_VERIFY, &mut arena, bytes));
+    }
     arena
 }
 
@@ -68,9 +87,12 @@ fn quarry_noverify_reused(input: (Arena, &'static [u8])) -> Arena {
 #[bench::plain(args = ("plain"), setup = reused)]
 #[bench::thread12(args = ("thread12"), setup = reused)]
 #[bench::heavy30(args = ("heavy30"), setup = reused)]
-fn quarry_verify_reused(input: (Arena, &'static [u8])) -> Arena {
-    let (mut arena, bytes) = input;
-    black_box(n::quarry_reused(&n::VERIFY, &mut arena, bytes));
+#[bench::corpus(args = ("corpus"), setup = reused)]
+fn quarry_verify_reused(input: (Arena, &'static [Vec<u8>])) -> Arena {
+    let (mut arena, msgs) = input;
+    for bytes in msgs {
+        black_box(n::quarry_reused(&n::VERIFY, &mut arena, bytes));
+    }
     arena
 }
 

@@ -8,7 +8,10 @@
 
 pub mod alloc_count;
 pub mod binsize;
+pub mod callgrind_profile;
 pub mod gate;
+#[cfg(feature = "nostr")]
+pub mod nostr_corpus;
 pub mod outputs;
 #[cfg(feature = "buffa")]
 pub mod proto;

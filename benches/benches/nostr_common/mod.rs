@@ -5,7 +5,8 @@
 //!
 //! Inputs: `["EVENT","sub1",<event>]` relay messages in the six shapes of
 //! the spec's table, signed with a real key through rust-nostr and
-//! serialized by it; and `["REQ",...]` client messages in three shapes a
+//! serialized by it; the wire-shaped corpus ([`corpus`]), decoded message
+//! by message and counted in total; and `["REQ",...]` client messages in three shapes a
 //! relay reads (see [`req`]), built and serialized by rust-nostr.
 #![allow(dead_code, missing_docs)]
 
@@ -104,6 +105,24 @@ pub fn event(name: &str) -> Event {
 /// `["EVENT","sub1",<event>]` as rust-nostr serializes it.
 pub fn message(name: &str) -> Vec<u8> {
     format!(r#"["EVENT","sub1",{}]"#, event(name).as_json()).into_bytes()
+}
+
+/// The wire-shaped corpus (`quarry_benches::nostr_corpus`): 722
+/// `["EVENT","sub1",<event>]` messages as rust-nostr serializes them, built
+/// once per process.
+pub fn corpus() -> &'static [Vec<u8>] {
+    static CORPUS: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    CORPUS.get_or_init(quarry_benches::nostr_corpus::messages)
+}
+
+/// The messages of `name`: the corpus for `"corpus"`, else the one message
+/// of that shape.
+pub fn inputs(name: &str) -> Vec<Vec<u8>> {
+    if name == "corpus" {
+        corpus().to_vec()
+    } else {
+        vec![message(name)]
+    }
 }
 
 /// Client REQ shapes, smallest first.

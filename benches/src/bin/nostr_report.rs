@@ -19,7 +19,7 @@ use std::time::SystemTime;
 
 use nostr_common as n;
 use quarry_benches::alloc_count::{self, CountingAlloc};
-use quarry_benches::{outputs, report};
+use quarry_benches::{callgrind_profile, outputs, report};
 use quarry_core::Arena;
 use quarry_nostr::Event;
 
@@ -40,6 +40,12 @@ fn main() {
         eprintln!("nostr_report: {e}");
         std::process::exit(2);
     }
+}
+
+/// The rows of the decode table: the six shapes, then `corpus`, the total
+/// over the wire-shaped corpus.
+fn rows() -> impl Iterator<Item = &'static str> {
+    n::SHAPES.into_iter().chain(["corpus"])
 }
 
 /// A measured figure rounded to a whole number, or `–` when the run has
@@ -114,7 +120,7 @@ fn run() -> Result<(), String> {
     };
     let ir = outputs::read_iai_summaries(&target_dir, "quarry-benches", "nostr_iai", since_iai)?;
     let mut ns = BTreeMap::new();
-    for shape in n::SHAPES {
+    for shape in rows() {
         for f in FUNCTIONS {
             let group = format!("nostr_{shape}");
             if let Ok(median) = outputs::criterion_median_ns(&target_dir, &group, f) {
@@ -127,7 +133,7 @@ fn run() -> Result<(), String> {
     let _ = writeln!(
         md,
         "## Nostr: quarry-nostr vs rust-nostr\n\n\
-         Inputs: `[\"EVENT\",\"sub1\",<event>]` relay messages in the six shapes of the spec's table, signed with a real key and serialized by rust-nostr (`nostr` 0.45). \
+         Inputs: `[\"EVENT\",\"sub1\",<event>]` relay messages in the six shapes of the spec's table, signed with a real key and serialized by rust-nostr (`nostr` 0.45); and **corpus**, a stream of 722 such messages whose kinds, tag counts, content lengths, non-ASCII share and escapes follow real relay traffic (`benches/src/nostr_corpus.rs` says how, and compares it with the capture it was measured on), measured in total: every figure of its row is for all 722 messages. \
          Each measurement decodes one message and drops the result: **peer** `nostr::RelayMessage::from_json`; **peer_verify_id** the same plus `Event::verify_id()`; **quarry** `Decoder::decode_relay_message` with the id check off (`noverify`, `IdCheck::Skip`) or on (`verify`, the default), into a fresh arena (`fresh`: `quarry_nostr::arena_for(bytes)`, its one allocation, dropped after) or a reset one (`reused`). \
          Time is criterion's median (warm-up 1 s, measurement 3 s); instructions are callgrind's `Ir` for one call.\n"
     );
@@ -137,8 +143,8 @@ fn run() -> Result<(), String> {
          Callgrind runs SHA-256 without the CPU's SHA instructions, so instruction counts with the id check on are not comparable to time; compare instructions with the check off. Ratios first, lower is better.\n\n\
          | shape | bytes | time noverify / peer | time verify / (peer+verify_id) | time verify / peer | Ir noverify / peer | peer ns | peer+verify_id ns | quarry noverify reused ns | quarry verify reused ns | peer Ir | quarry noverify reused Ir |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for shape in n::SHAPES {
-        let bytes = n::message(shape).len();
+    for shape in rows() {
+        let bytes: usize = n::inputs(shape).iter().map(Vec::len).sum();
         let t = |f: &str| ns.get(&(shape, f)).copied();
         let i = |f: &str| ir.get(&format!("{f}/{shape}")).copied();
         let (p, pv, q, qv) = (
@@ -186,6 +192,7 @@ fn run() -> Result<(), String> {
         let _ = writeln!(md, "| {shape} | {peer} | {fresh} | {reused} |");
     }
 
+    profile_table(&mut md, &target_dir);
     req_table(&mut md, &target_dir, &ir);
     encode_table(&mut md, &target_dir, &ir);
     message_encode_table(&mut md, &target_dir, &ir);
@@ -207,6 +214,40 @@ fn run() -> Result<(), String> {
     );
     println!("{md}");
     Ok(())
+}
+
+/// Where quarry's instructions go over the corpus: the callgrind run of
+/// `quarry_noverify_reused/corpus`, per function.
+fn profile_table(md: &mut String, target_dir: &std::path::Path) {
+    let out = callgrind_profile::callgrind_out(
+        target_dir,
+        "nostr_iai",
+        "nostr_decode",
+        "quarry_noverify_reused",
+        "corpus",
+    );
+    let _ = writeln!(
+        md,
+        "\n### Where the instructions go: the corpus, id check off\n\n\
+         One callgrind run of `quarry_noverify_reused/corpus` (all 722 messages, reused arena), \
+         instructions per function as `callgrind_annotate` attributes them (code inlined into a \
+         function counts for it), the functions with at least 1% of the total.\n"
+    );
+    match callgrind_profile::profile(&out) {
+        Ok(p) => {
+            let _ = writeln!(
+                md,
+                "Total: {} instructions.\n\n| function | share |\n|---|---:|",
+                p.total
+            );
+            for (f, pct) in p.shares(1.0) {
+                let _ = writeln!(md, "| `{f}` | {pct:.1}% |");
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(md, "(no profile: {e})");
+        }
+    }
 }
 
 /// One decode of each client REQ shape: rust-nostr's

@@ -72,6 +72,63 @@ fn decode8(chunk: [u8; 8]) -> Option<[u8; 4]> {
     Some((t as u32).to_le_bytes())
 }
 
+/// Sixteen hex digits (either case) to eight bytes with SSE2 (part of
+/// every x86-64 CPU): a quarter of the instructions of two [`decode8`]s,
+/// and ids, keys and signatures are 256 hex digits an event.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn decode16(chunk: [u8; 16]) -> Option<[u8; 8]> {
+    use std::arch::x86_64::{
+        _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
+        _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set_epi64x, _mm_set1_epi8,
+        _mm_set1_epi16, _mm_slli_epi16, _mm_srli_epi16,
+    };
+    let lo = u64::from_le_bytes(chunk_half(chunk, 0));
+    let hi = u64::from_le_bytes(chunk_half(chunk, 8));
+    let v = _mm_set_epi64x(hi.cast_signed(), lo.cast_signed());
+    // Signed compares: a byte of 0x80 and above is negative, so it falls in
+    // neither range and fails the check like any other non-digit.
+    // Bytes strictly between `below` and `above`.
+    let between = |x, below: u8, above: u8| {
+        _mm_and_si128(
+            _mm_cmpgt_epi8(x, _mm_set1_epi8(below.cast_signed())),
+            _mm_cmplt_epi8(x, _mm_set1_epi8(above.cast_signed())),
+        )
+    };
+    let lower = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    // '/' and ':' enclose the digits, '`' and 'g' the lower-case letters.
+    let digit = between(v, b'/', b':');
+    let alpha = between(lower, b'`', b'g');
+    if _mm_movemask_epi8(_mm_or_si128(digit, alpha)) != 0xFFFF {
+        return None;
+    }
+    // A digit's low nibble is its value; a letter's low nibble plus 9.
+    let nib = _mm_add_epi8(
+        _mm_and_si128(v, _mm_set1_epi8(0x0F)),
+        _mm_and_si128(alpha, _mm_set1_epi8(9)),
+    );
+    // Each 16-bit lane holds (first digit, second digit): make it
+    // first << 4 | second in its low byte, then pack the lanes to bytes.
+    let pairs = _mm_or_si128(
+        _mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00FF)), 4),
+        _mm_srli_epi16(nib, 8),
+    );
+    let bytes = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs));
+    Some(bytes.to_le_bytes())
+}
+
+/// Eight bytes of `chunk` from `at` (0 or 8).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn chunk_half(chunk: [u8; 16], at: usize) -> [u8; 8] {
+    let mut out = [0u8; 8];
+    if let Some(src) = chunk.get(at..at.saturating_add(8)) {
+        out.copy_from_slice(src);
+    }
+    out
+}
+
 /// Decode exactly `2 * N` hex digits (either case) into `N` bytes.
 #[inline]
 #[expect(
@@ -85,6 +142,15 @@ pub(crate) fn decode<const N: usize>(src: &[u8]) -> Option<[u8; N]> {
     }
     let mut out = [0u8; N];
     let mut k = 0;
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    while k + 8 <= N {
+        let chunk: [u8; 16] = src.get(2 * k..2 * k + 16)?.try_into().ok()?;
+        // SAFETY: this loop is compiled only where SSE2 is enabled for the
+        // target (the `cfg` above), so the CPU running it has SSE2.
+        let bytes = unsafe { decode16(chunk) }?;
+        out[k..k + 8].copy_from_slice(&bytes);
+        k += 8;
+    }
     while k + 4 <= N {
         let word: [u8; 8] = src.get(2 * k..2 * k + 8)?.try_into().ok()?;
         let bytes = decode8(word)?;
@@ -173,6 +239,41 @@ mod tests {
             Some([1, 0x23, 0x45, 0x67, 0x89])
         );
         assert_eq!(decode::<5>(b"012345678x"), None);
+    }
+
+    #[test]
+    fn sixteen_digits_at_a_time_agree_with_the_table_for_every_byte_in_every_lane() {
+        let table = |c: u8| DECODE[c as usize];
+        for lane in 0..16 {
+            for c in 0..=255u8 {
+                let mut src = *b"0a1B2c3D4e5F6789";
+                src[lane] = c;
+                let want = src.iter().all(|&c| table(c) < 16).then(|| {
+                    let n: Vec<u8> = src.iter().map(|&c| table(c)).collect();
+                    let mut out = [0u8; 8];
+                    for (k, o) in out.iter_mut().enumerate() {
+                        *o = n[2 * k] << 4 | n[2 * k + 1];
+                    }
+                    out
+                });
+                assert_eq!(decode::<8>(&src), want, "{src:?}");
+                // The same digits inside a 32-byte value, at either half.
+                let mut long = *b"00112233445566778899aabbccddeeff";
+                long[lane] = c;
+                let want_long = long.iter().all(|&c| table(c) < 16);
+                assert_eq!(decode::<16>(&long).is_some(), want_long, "{long:?}");
+                let mut long = *b"00112233445566778899aabbccddeeff";
+                long[16 + lane] = c;
+                assert_eq!(decode::<16>(&long).is_some(), want_long, "{long:?}");
+            }
+        }
+        let mut all = [0u8; 32];
+        for (k, b) in all.iter_mut().enumerate() {
+            *b = (k as u8).wrapping_mul(37) ^ 0xA5;
+        }
+        let hex: [u8; 64] = encode(&all);
+        assert_eq!(decode::<32>(&hex), Some(all));
+        assert_eq!(decode::<32>(&hex.to_ascii_uppercase()), Some(all));
     }
 
     #[test]
