@@ -28,6 +28,7 @@ mod handle;
 mod options;
 mod owned;
 mod pool;
+mod sizing;
 pub mod utf8;
 
 pub use arena::{Arena, ArenaStats};
@@ -38,6 +39,7 @@ pub use handle::Id;
 pub use options::DecodeOptions;
 pub use owned::{Covariant, MessageArena, Owned, ViewFamily};
 pub use pool::{ArenaPool, ArenaPoolBuilder, PoolStats, PooledArena};
+pub use sizing::{ArenaBytes, arena_for, reserve};
 
 /// The shared byte buffer owned messages keep their input in, re-exported
 /// so format crates and callers use the same version.
