@@ -11,7 +11,7 @@
 
 use quarry_core::bumpalo::Bump;
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
-use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::dictionary::Dictionary;
 use crate::jid::{self, Jid, JidUser, Server};
@@ -37,45 +37,135 @@ use crate::wire::*;
 /// Raw strings and bytes cost nothing (they borrow from the input); a
 /// one-byte packed string comes from a static table; longer ones expand
 /// two characters per byte. So one decode writes at most
-/// `ARENA_BYTES_PER_INPUT_BYTE * len + ARENA_BYTES_CONST` bytes, and
-/// reserving that much up front makes a fresh arena cost exactly one heap
-/// allocation for any input.
+/// `ARENA_BYTES_PER_INPUT_BYTE * len + ARENA_BYTES_CONST` bytes
+/// ([`max_arena_bytes`]).
 pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 31;
 /// See [`ARENA_BYTES_PER_INPUT_BYTE`].
 pub const ARENA_BYTES_CONST: usize = 256;
 
-/// The arena bytes one decode of `input_len` bytes may write, at most.
+/// The arena bytes one decode of `input_len` bytes may write, at most:
+/// the bound the decoder checks its budget against (when it fits, the loop
+/// runs without per-allocation checks). A decode reserves
+/// [`estimate_arena_bytes`], not this.
 ///
 /// ```
 /// assert_eq!(quarry_wa::max_arena_bytes(100), 31 * 100 + 256);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
-    input_len
-        .saturating_mul(ARENA_BYTES_PER_INPUT_BYTE)
-        .saturating_add(ARENA_BYTES_CONST)
+    BOUND.of(input_len)
+}
+
+const BOUND: ArenaBytes = ArenaBytes {
+    per_input_byte: ARENA_BYTES_PER_INPUT_BYTE,
+    constant: ARENA_BYTES_CONST,
+};
+
+/// Arena bytes [`estimate_arena_bytes`] counts per `LIST_8` byte (`0xF8`)
+/// of the input: nearly every node and child list starts with one, and a
+/// node writes a 56-byte record and, typically, one or two 40-byte
+/// attribute records.
+pub const ESTIMATE_BYTES_PER_LIST_HEADER: usize = 128;
+/// Arena bytes [`estimate_arena_bytes`] counts per input byte, on top of
+/// the list headers: packed strings expand to two characters per byte,
+/// JIDs used as keys are rendered.
+pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 2;
+/// Arena bytes [`estimate_arena_bytes`] counts once: the root's attributes
+/// beyond the first two and the traversal stack's first frames.
+pub const ESTIMATE_BYTES_CONST: usize = 192;
+
+const ESTIMATE: ArenaBytes = ArenaBytes {
+    per_input_byte: ESTIMATE_BYTES_PER_INPUT_BYTE,
+    constant: ESTIMATE_BYTES_CONST,
+};
+
+/// The arena bytes a decode of `input` reserves in a fresh arena (one
+/// allocation): [`ESTIMATE_BYTES_PER_LIST_HEADER`] per `0xF8` byte,
+/// [`ESTIMATE_BYTES_PER_INPUT_BYTE`] per byte and
+/// [`ESTIMATE_BYTES_CONST`], never more than [`max_arena_bytes`]. An
+/// estimate, measured, not a bound: on the benchmark shapes (real-shaped
+/// stanzas from 15 bytes to 40 KB, with payloads, JIDs, packed strings and
+/// 2,048 children) a decode writes between a quarter of it and all of it.
+///
+/// Inputs that write more: nodes with many attributes whose keys and values
+/// are all tokens (20 arena bytes per input byte), JID-pair keys (26) and
+/// deep nesting with one child per level (30). Their fresh decode takes a
+/// second chunk from bumpalo, at least twice the first; in all the arena
+/// then holds at most 4 times what the decode wrote, plus 8 KiB
+/// (`tests/alloc.rs` checks the densest encodings at many sizes).
+///
+/// Counting the `0xF8` bytes reads the input once more, in 16-byte blocks;
+/// only a decode into an arena without a chunk does it (and
+/// [`arena_for`]), never one into a reused arena.
+///
+/// ```
+/// // A node with one attribute: one list header, 5 bytes.
+/// let input = [0xF8, 0x03, 19, 10, 11];
+/// assert_eq!(quarry_wa::estimate_arena_bytes(&input), 128 + 2 * 5 + 192);
+/// ```
+pub fn estimate_arena_bytes(input: &[u8]) -> usize {
+    count_list_headers(input)
+        .saturating_mul(ESTIMATE_BYTES_PER_LIST_HEADER)
+        .saturating_add(ESTIMATE.of(input.len()))
+        .min(max_arena_bytes(input.len()))
+}
+
+/// How many bytes of `input` are `LIST_8`, counted in blocks whose byte
+/// lanes cannot overflow (a block of 16-byte rows is summed into 16 byte
+/// counters, at most 255 rows a block), which the compiler keeps in one
+/// vector register.
+fn count_list_headers(input: &[u8]) -> usize {
+    const ROW: usize = 16;
+    const ROWS: usize = 255;
+    let mut total = 0usize;
+    let mut blocks = input.chunks_exact(ROW * ROWS);
+    for block in &mut blocks {
+        total = total.saturating_add(count_rows(block));
+    }
+    let rest = blocks.remainder();
+    let mut rows = rest.chunks_exact(ROW);
+    let mut lanes = [0u8; ROW];
+    for row in &mut rows {
+        for (lane, &b) in lanes.iter_mut().zip(row) {
+            *lane = lane.wrapping_add(u8::from(b == LIST_8));
+        }
+    }
+    let tail = rows.remainder().iter().filter(|&&b| b == LIST_8).count();
+    total
+        .saturating_add(lanes.iter().map(|&n| usize::from(n)).sum::<usize>())
+        .saturating_add(tail)
+}
+
+/// `LIST_8` bytes in `block`, at most 255 rows of 16 bytes.
+#[inline(always)]
+fn count_rows(block: &[u8]) -> usize {
+    let mut lanes = [0u8; 16];
+    for row in block.chunks_exact(16) {
+        for (lane, &b) in lanes.iter_mut().zip(row) {
+            *lane = lane.wrapping_add(u8::from(b == LIST_8));
+        }
+    }
+    lanes.iter().map(|&n| usize::from(n)).sum()
 }
 
 /// A fresh arena for decoding `input` once with default limits: one
-/// allocation of [`max_arena_bytes`] bytes, made here, so the decode
-/// allocates nothing.
+/// allocation of [`estimate_arena_bytes`] bytes, made here, so the decode
+/// allocates nothing (except for the dense inputs described there).
 ///
 /// `Arena::new()` followed by a decode also costs one allocation, but the
-/// decode's reservation then goes through bumpalo's growth path: a one-shot
-/// decode of a small stanza costs about 140 instructions more that way
-/// (callgrind, `wa_iai`'s `quarry_fresh` benches). Reuse an arena
-/// ([`Arena::reset`]) where messages keep coming.
+/// decode's reservation then goes through bumpalo's growth path. Reuse an
+/// arena ([`Arena::reset`]) where messages keep coming.
 ///
 /// ```
 /// let input = [0xF8, 1, 19];
 /// let arena = quarry_wa::arena_for(&input);
 /// let reserved = arena.stats().allocated_bytes;
-/// assert!(reserved >= quarry_wa::max_arena_bytes(input.len()));
+/// assert!(reserved >= quarry_wa::estimate_arena_bytes(&input));
 /// let node = quarry_wa::decode(&arena, &input).unwrap();
 /// assert_eq!(node.tag(), "message");
 /// assert_eq!(arena.stats().allocated_bytes, reserved);
 /// ```
 pub fn arena_for(input: &[u8]) -> Arena {
-    Arena::with_capacity(max_arena_bytes(input.len()).min(DecodeOptions::DEFAULT.max_arena_bytes))
+    quarry_core::arena_for(estimate_arena_bytes(input))
 }
 
 /// Decoder settings: limits and the token dictionary.
@@ -119,7 +209,8 @@ impl Decoder {
         self.decode_into(arena, &alloc, input)
     }
 
-    /// Reserve the worst case for `input` in one allocation, then decode.
+    /// Reserve the estimate for `input` in an arena without a chunk (one
+    /// allocation; see [`quarry_core::reserve`]), then decode.
     pub(crate) fn decode_into<'a>(
         &self,
         arena: &'a Arena,
@@ -127,7 +218,7 @@ impl Decoder {
         input: &'a [u8],
     ) -> Result<Node<'a>, DecodeError> {
         let budget_left = alloc.limit().saturating_sub(alloc.used());
-        arena.reserve(max_arena_bytes(input.len()).min(budget_left));
+        quarry_core::reserve(arena, || estimate_arena_bytes(input), budget_left);
         decode_into(alloc, input, &self.options, self.dictionary)
     }
 }
