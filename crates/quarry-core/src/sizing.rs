@@ -51,18 +51,27 @@ impl ArenaBytes {
     }
 }
 
-/// Make sure `arena`'s current chunk has room for `estimate` bytes, capped
-/// by the budget a decode has left: at most one heap allocation, none when
-/// the chunk already has the room (a reused arena).
+/// The reservation a decode makes before it starts: when `arena` has no
+/// chunk yet (a new arena, or a pool's new one), one chunk for `estimate()`
+/// bytes, capped by the budget the decode has left; one heap allocation.
+/// An arena that already has a chunk (made by a format's `arena_for`, or
+/// reused after a reset) is used as it is, and `estimate` is not called:
+/// when a message needs more than its chunk holds, bumpalo adds a chunk of
+/// at least twice its size, which a reset then keeps for the next message.
+/// So a steady stream of similar messages through one arena or a pool
+/// allocates nothing once the chunk has grown to what they need.
 ///
 /// ```
 /// let arena = quarry_core::Arena::new();
-/// quarry_core::reserve(&arena, 10_000, 4096);
+/// quarry_core::reserve(&arena, || 10_000, 4096);
 /// assert_eq!(arena.stats().allocated_bytes, quarry_core::Arena::chunk_bytes_for(4096));
+/// quarry_core::reserve(&arena, || unreachable!("the arena has a chunk"), 1 << 20);
 /// ```
 #[inline]
-pub fn reserve(arena: &Arena, estimate: usize, budget_left: usize) {
-    arena.reserve(estimate.min(budget_left));
+pub fn reserve(arena: &Arena, estimate: impl FnOnce() -> usize, budget_left: usize) {
+    if arena.bump().allocated_bytes() == 0 {
+        arena.reserve(estimate().min(budget_left));
+    }
 }
 
 /// A fresh arena whose one chunk holds `estimate` bytes, capped by the
