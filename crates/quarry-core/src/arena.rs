@@ -198,6 +198,7 @@ impl Arena {
     /// let n = arena.bump().alloc(7u32);
     /// assert_eq!(*n, 7);
     /// ```
+    #[inline]
     pub fn bump(&self) -> &Bump {
         &self.bump
     }

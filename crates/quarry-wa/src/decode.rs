@@ -113,6 +113,7 @@ pub fn estimate_arena_bytes(input: &[u8]) -> usize {
 /// `u64` (a byte equal to `LIST_8` is a zero byte of the word XOR `0xF8…`,
 /// found without carries between bytes), summed in per-byte counters that
 /// are added up every 255 words, before any can overflow.
+#[inline]
 fn count_list_headers(input: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
