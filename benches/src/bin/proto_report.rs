@@ -306,7 +306,7 @@ fn render(m: &Measured) -> Result<String, String> {
     );
     for s in proto::samples() {
         let prost_held = alloc(s.name, "prost")?.held;
-        for dec in DECODERS {
+        for dec in DECODERS.iter().chain(&["quarry_owned"]) {
             let r = alloc(s.name, dec)?;
             let used = r
                 .arena_used
