@@ -23,6 +23,10 @@ use bumpalo::Bump;
 #[derive(Default)]
 pub struct Arena {
     bump: Bump,
+    /// Made by [`Arena::with_capacity`] and not reset since: its chunk was
+    /// sized for the message it is about to hold, so
+    /// [`reserve`](crate::reserve) leaves it as it is.
+    pub(crate) presized: std::cell::Cell<bool>,
 }
 
 /// A snapshot of an arena's memory, from [`Arena::stats`].
@@ -70,11 +74,16 @@ impl Arena {
     /// assert_eq!(arena.stats().allocated_bytes, 0);
     /// ```
     pub fn new() -> Self {
-        Self { bump: Bump::new() }
+        Self {
+            bump: Bump::new(),
+            presized: std::cell::Cell::new(false),
+        }
     }
 
     /// An arena whose first chunk holds at least `bytes` (one allocation now,
-    /// none later for messages that fit).
+    /// none later for messages that fit). Decoders take its size as given
+    /// for the first message ([`reserve`](crate::reserve) leaves it alone
+    /// until a reset).
     ///
     /// ```
     /// let arena = quarry_core::Arena::with_capacity(4096);
@@ -83,6 +92,7 @@ impl Arena {
     pub fn with_capacity(bytes: usize) -> Self {
         Self {
             bump: Bump::with_capacity(bytes),
+            presized: std::cell::Cell::new(bytes > 0),
         }
     }
 
@@ -138,6 +148,7 @@ impl Arena {
     /// ```
     #[inline]
     pub fn reset(&mut self) {
+        self.presized.set(false);
         self.bump.reset();
     }
 

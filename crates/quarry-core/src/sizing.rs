@@ -51,26 +51,34 @@ impl ArenaBytes {
     }
 }
 
-/// The reservation a decode makes before it starts: when `arena` has no
-/// chunk yet (a new arena, or a pool's new one), one chunk for `estimate()`
-/// bytes, capped by the budget the decode has left; one heap allocation.
-/// An arena that already has a chunk (made by a format's `arena_for`, or
-/// reused after a reset) is used as it is, and `estimate` is not called:
-/// when a message needs more than its chunk holds, bumpalo adds a chunk of
-/// at least twice its size, which a reset then keeps for the next message.
-/// So a steady stream of similar messages through one arena or a pool
-/// allocates nothing once the chunk has grown to what they need.
+/// The reservation a decode makes before it starts: when `arena`'s current
+/// chunk has less room than `floor` (a cheap lower estimate; none when the
+/// arena has no chunk yet), one chunk for `estimate()` bytes (at least
+/// `floor`), capped by the budget the decode has left: one heap
+/// allocation. An arena with room for `floor` (reused after a reset), or
+/// made by [`Arena::with_capacity`] and not reset since (a format's
+/// `arena_for`), is used as it is, and `estimate` is not called: when a message needs more than its chunk holds, bumpalo
+/// adds a chunk of at least twice its size, which a reset then keeps. So a
+/// steady stream of similar messages through one arena or a pool allocates
+/// nothing once the chunk has grown to what they need.
 ///
 /// ```
 /// let arena = quarry_core::Arena::new();
-/// quarry_core::reserve(&arena, || 10_000, 4096);
+/// quarry_core::reserve(&arena, 100, || 10_000, 4096);
 /// assert_eq!(arena.stats().allocated_bytes, quarry_core::Arena::chunk_bytes_for(4096));
-/// quarry_core::reserve(&arena, || unreachable!("the arena has a chunk"), 1 << 20);
+/// quarry_core::reserve(&arena, 100, || unreachable!("the chunk has room"), 1 << 20);
+/// // Sized by its maker: left as it is, even for a larger floor.
+/// let sized = quarry_core::Arena::with_capacity(100);
+/// quarry_core::reserve(&sized, 1000, || unreachable!("presized"), 1 << 20);
 /// ```
 #[inline]
-pub fn reserve(arena: &Arena, estimate: impl FnOnce() -> usize, budget_left: usize) {
-    if arena.bump().allocated_bytes() == 0 {
-        arena.reserve(estimate().min(budget_left));
+pub fn reserve(arena: &Arena, floor: usize, estimate: impl FnOnce() -> usize, budget_left: usize) {
+    if arena.presized.get() {
+        return;
+    }
+    if arena.bump().chunk_capacity() < floor.min(budget_left) || arena.bump().allocated_bytes() == 0
+    {
+        arena.reserve(estimate().max(floor).min(budget_left));
     }
 }
 

@@ -193,7 +193,8 @@ impl<'a, 's> Dec<'a, 's> {
         input: &'a [u8],
     ) -> Result<Self, DecodeError> {
         let budget_left = alloc.limit().saturating_sub(alloc.used());
-        quarry_core::reserve(arena, || estimate_arena_bytes(input), budget_left);
+        let estimate = estimate_arena_bytes(input);
+        quarry_core::reserve(arena, estimate, || estimate, budget_left);
         Ok(Self {
             r: Reader::new(input, cfg.control_chars)?,
             alloc,

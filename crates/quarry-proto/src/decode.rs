@@ -221,11 +221,10 @@ impl Decoder {
     ) -> Result<Record<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         match self.reserve {
-            Reserve::Estimate => quarry_core::reserve(
-                arena,
-                || estimate_arena_bytes(input),
-                self.options.max_arena_bytes,
-            ),
+            Reserve::Estimate => {
+                let estimate = estimate_arena_bytes(input);
+                quarry_core::reserve(arena, estimate, || estimate, self.options.max_arena_bytes);
+            }
             Reserve::WorstCase => {
                 arena.reserve(max_arena_bytes(input.len()).min(self.options.max_arena_bytes));
             }
@@ -248,11 +247,8 @@ pub fn decode<'a>(
     // nothing is copied per call.
     const OPTIONS: &DecodeOptions = &DEFAULT_OPTIONS;
     let alloc = BoundedAlloc::new(arena, OPTIONS);
-    quarry_core::reserve(
-        arena,
-        || estimate_arena_bytes(input),
-        OPTIONS.max_arena_bytes,
-    );
+    let estimate = estimate_arena_bytes(input);
+    quarry_core::reserve(arena, estimate, || estimate, OPTIONS.max_arena_bytes);
     decode_inline(message, &alloc, input, OPTIONS)
 }
 

@@ -217,7 +217,12 @@ impl Decoder {
         input: &'a [u8],
     ) -> Result<Node<'a>, DecodeError> {
         let budget_left = alloc.limit().saturating_sub(alloc.used());
-        quarry_core::reserve(arena, || estimate_arena_bytes(input), budget_left);
+        quarry_core::reserve(
+            arena,
+            ESTIMATE.of(input.len()),
+            || estimate_arena_bytes(input),
+            budget_left,
+        );
         decode_into(alloc, input, &self.options, self.dictionary)
     }
 }

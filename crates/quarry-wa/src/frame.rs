@@ -112,15 +112,10 @@ fn inflate<'a>(
     // heap allocation in a fresh arena.
     let state_size = std::mem::size_of::<DecompressorOxide>();
     let budget_left = alloc.limit().saturating_sub(alloc.used());
-    quarry_core::reserve(
-        arena,
-        || {
-            state_size
-                .saturating_add(capacity)
-                .saturating_add(INFLATED_ESTIMATE.of(capacity))
-        },
-        budget_left,
-    );
+    let want = state_size
+        .saturating_add(capacity)
+        .saturating_add(INFLATED_ESTIMATE.of(capacity));
+    quarry_core::reserve(arena, want, || want, budget_left);
     alloc.charge(state_size, 1)?;
     let state = alloc.bump().alloc_with(DecompressorOxide::new);
     alloc.charge(capacity, 1)?;
