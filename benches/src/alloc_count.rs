@@ -118,7 +118,8 @@ pub struct AllocRow {
     /// Case name.
     pub case: &'static str,
     /// The operation, named as in the benches: `peer`, `quarry_fresh`,
-    /// `quarry_reused` (decoders), `peer_marshal`, `peer_marshal_exact`,
+    /// `quarry_reused`, `quarry_owned` (decoders; the last an
+    /// `OwnedStanza` of its own arena), `peer_marshal`, `peer_marshal_exact`,
     /// `peer_marshal_ref`, `quarry_encode`, `quarry_encode_view` (encoders).
     pub op: &'static str,
     /// Heap allocations (including reallocations) during the operation.
@@ -126,7 +127,9 @@ pub struct AllocRow {
     /// Bytes asked of the heap during the operation.
     pub requested: usize,
     /// Heap bytes held while the result is alive: live bytes after the
-    /// operation minus before; for quarry's decoders, the arena's chunks.
+    /// operation minus before; for quarry's decoders, the arena's chunks;
+    /// for an owned stanza, the live bytes it keeps beyond its shared
+    /// input (its boxed arena) plus its own size.
     pub held: usize,
     /// For quarry's decoders, the arena bytes the decode wrote (records,
     /// expanded strings); `None` otherwise.
@@ -198,6 +201,25 @@ pub fn measure_wa() -> Vec<AllocRow> {
         row.held = stats.allocated_bytes;
         row.arena_used = Some(free_before - stats.free_in_current_chunk);
         rows.push(row);
+
+        // An owned stanza (`OwnedStanza::decode`, its own arena): what it
+        // holds beyond its input, which it shares (`Bytes`, made shared
+        // before the count).
+        let input = quarry_core::bytes::Bytes::from(bytes.to_vec());
+        drop(input.clone());
+        drop(quarry_wa::OwnedStanza::decode(input.clone()));
+        let (counts, owned) = measure(|| {
+            quarry_wa::OwnedStanza::decode(input.clone()).expect("quarry decodes the peer's bytes")
+        });
+        rows.push(AllocRow {
+            case: name,
+            op: "quarry_owned",
+            allocations: counts.allocations,
+            requested: counts.requested,
+            held: counts.live + std::mem::size_of_val(&owned),
+            arena_used: Some(owned.arena().stats().used_bytes()),
+        });
+        drop(owned);
 
         let tree = &case.tree;
         wa::peer_marshal(tree);

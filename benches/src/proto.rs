@@ -98,7 +98,9 @@ pub fn iai_id(sample: &str) -> String {
 /// by every decoder, each after one warm-up decode. "Held" is what the
 /// decoded message keeps while alive: for prost and buffa the heap bytes
 /// still live after the decode plus the size of the root value (they keep
-/// wide structs inline); for quarry the arena's chunk plus the root view.
+/// wide structs inline); for quarry the arena's chunk plus the root view,
+/// and for its owned record (`quarry_owned`) the heap bytes it keeps beyond
+/// its input (its arena, boxed) plus its own size.
 ///
 /// # Panics
 /// When [`CountingAlloc`](crate::alloc_count::CountingAlloc) is not the
@@ -169,6 +171,29 @@ pub fn measure_alloc() -> Vec<AllocRow> {
             requested: counts.requested,
             held: stats.allocated_bytes + view,
             arena_used: Some(free_before - stats.free_in_current_chunk),
+        });
+
+        // An owned record (`OwnedRecord::decode`, its own arena): what it
+        // holds beyond its input, which it shares (`Bytes`, made shared
+        // before the count).
+        let table = match root {
+            Root::SyncActionData => wa::SyncActionDataView::TABLE,
+            Root::Message => wa::MessageView::TABLE,
+            Root::HistorySync => wa::HistorySyncView::TABLE,
+        };
+        let input = quarry_core::bytes::Bytes::from(s.bytes.clone());
+        drop(input.clone());
+        drop(quarry_proto::OwnedRecord::decode(table, input.clone()));
+        let (counts, owned) = measure(|| {
+            quarry_proto::OwnedRecord::decode(table, input.clone()).expect("quarry decodes")
+        });
+        rows.push(AllocRow {
+            case: name,
+            op: "quarry_owned",
+            allocations: counts.allocations,
+            requested: counts.requested,
+            held: counts.live + size_of_val(&owned),
+            arena_used: Some(owned.arena().stats().used_bytes()),
         });
     }
     rows

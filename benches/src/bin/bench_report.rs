@@ -277,13 +277,15 @@ fn render_wa(m: &Measured) -> Result<String, String> {
          and marshalled with its `marshal` (flags byte stripped), so both decoders read the same \
          bytes. Each measurement is one decode plus drop of the result:\n\n\
          * **peer**: `wacore_binary::marshal::unmarshal_ref` (wacore-binary, `default-features = false`), then drop of the `NodeRef` tree;\n\
-         * **fresh**: `quarry_wa::decode` into `quarry_wa::arena_for(bytes)` (a new arena of the decoder's worst-case reservation, its one allocation), then drop of the arena;\n\
+         * **fresh**: `quarry_wa::decode` into `quarry_wa::arena_for(bytes)` (a new arena of the decoder's estimate, `quarry_wa::estimate_arena_bytes`, its one allocation), then drop of the arena;\n\
          * **reused**: `Arena::reset` and `quarry_wa::decode` into an arena that decoded the same input before.\n\n\
          Time is criterion's median (warm-up 1 s, measurement 3 s), instructions are callgrind's `Ir` \
          for one call (iai-callgrind, after one warm-up decode in setup), allocations and bytes come \
          from a counting global allocator. \"Held\" is the heap memory the result keeps alive: for the \
-         peer the live bytes after decode, for quarry the arena's chunk (sized up front from the input \
-         length, `quarry_wa::max_arena_bytes`); \"arena used\" is what the decode actually wrote into it.\n"
+         peer the live bytes after decode, for quarry the arena's chunk (sized up front by \
+         `quarry_wa::estimate_arena_bytes`); \"owned held\" is what a `quarry_wa::OwnedStanza::decode` \
+         keeps beyond its input (its boxed arena, shrunk to what the decode wrote, and the stanza itself); \
+         \"arena used\" is what the decode actually wrote into the arena.\n"
     );
 
     let _ = writeln!(w, "### Decode: ratios quarry / peer (lower is better)\n");
@@ -366,18 +368,19 @@ fn render_wa(m: &Measured) -> Result<String, String> {
     let _ = writeln!(w, "\n### Decode: allocations and memory\n");
     let _ = writeln!(
         w,
-        "| case | peer allocs | peer bytes requested | peer held | fresh allocs | fresh bytes requested | fresh held | reused allocs | reused held | arena used |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| case | peer allocs | peer bytes requested | peer held | fresh allocs | fresh bytes requested | fresh held | reused allocs | reused held | owned held | arena used |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for case in wa::CASE_NAMES {
-        let (p, f, r) = (
+        let (p, f, r, o) = (
             alloc(case, "peer")?,
             alloc(case, "quarry_fresh")?,
             alloc(case, "quarry_reused")?,
+            alloc(case, "quarry_owned")?,
         );
         let _ = writeln!(
             w,
-            "| {case} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {case} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.allocations,
             p.requested,
             p.held,
@@ -386,6 +389,7 @@ fn render_wa(m: &Measured) -> Result<String, String> {
             f.held,
             r.allocations,
             r.held,
+            o.held,
             r.arena_used.unwrap_or_default()
         );
     }

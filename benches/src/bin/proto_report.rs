@@ -195,7 +195,8 @@ fn render(m: &Measured) -> Result<String, String> {
          for one call (iai-callgrind, after one warm-up decode in setup), allocations and bytes come \
          from a counting global allocator. \"Held\" is the memory the decoded message keeps alive: \
          for prost and buffa the heap bytes still live after the decode plus the size of the root \
-         value (they keep wide structs inline), for quarry the arena's chunk plus the root view; \
+         value (they keep wide structs inline), for quarry the arena's chunk plus the root view, and for **quarry owned** \
+         (`OwnedRecord::decode`, an arena of its own) what it keeps beyond its input, which it shares; \
          \"arena used\" is what the decode wrote into the arena.\n"
     );
     let _ = writeln!(w, "### Ratios quarry / fastest peer (lower is better)\n");
@@ -306,7 +307,7 @@ fn render(m: &Measured) -> Result<String, String> {
     );
     for s in proto::samples() {
         let prost_held = alloc(s.name, "prost")?.held;
-        for dec in DECODERS {
+        for dec in DECODERS.iter().chain(&["quarry_owned"]) {
             let r = alloc(s.name, dec)?;
             let used = r
                 .arena_used

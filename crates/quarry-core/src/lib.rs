@@ -31,6 +31,7 @@ mod error;
 mod options;
 mod owned;
 mod pool;
+mod sizing;
 pub mod utf8;
 
 pub use arena::{Arena, ArenaStats};
@@ -39,6 +40,7 @@ pub use error::DecodeError;
 pub use options::DecodeOptions;
 pub use owned::{Covariant, MessageArena, Owned, ViewFamily};
 pub use pool::{ArenaPool, ArenaPoolBuilder, PoolStats, PooledArena};
+pub use sizing::{ArenaBytes, arena_for, reserve};
 
 /// The shared byte buffer owned messages keep their input in, re-exported
 /// so format crates and callers use the same version.

@@ -200,9 +200,19 @@ impl<F: ViewFamily> Owned<F> {
     /// the view it returns. On an error the arena is dropped (returned to
     /// its pool, if pooled) and the error passed through.
     ///
+    /// **Memory held.** A message in an arena of its own
+    /// ([`MessageArena::Boxed`]) holds at most 1.5 times the arena bytes its
+    /// decode wrote, or bumpalo's smallest chunk for that many
+    /// ([`Arena::chunk_bytes_for`]) when that is more (below 8 KiB, where
+    /// chunks are powers of two): when the arena the decode ran in holds
+    /// more (decoders reserve an estimate before they know what the input
+    /// writes), `decode` runs a second time into a new arena of the size
+    /// the first run used, and the first arena is freed. A pooled arena is
+    /// kept as it is: it goes back to its pool with the message.
+    ///
     /// ```
     /// use bytes::Bytes;
-    /// use quarry_core::{MessageArena, Owned, ViewFamily};
+    /// use quarry_core::{Arena, MessageArena, Owned, ViewFamily};
     ///
     /// struct Text;
     /// impl ViewFamily for Text {
@@ -213,44 +223,51 @@ impl<F: ViewFamily> Owned<F> {
     ///     std::str::from_utf8(b)
     /// });
     /// assert!(bad.is_err());
+    ///
+    /// // Decoded in a 1 MiB arena, kept in one of what the decode wrote.
+    /// let text = "x".repeat(20_000);
+    /// let msg = Owned::<Text>::try_new(Bytes::from(text), Arena::with_capacity(1 << 20), |a, b| {
+    ///     Ok::<_, ()>(&*a.bump().alloc_str(std::str::from_utf8(b).unwrap()))
+    /// })
+    /// .unwrap();
+    /// assert!(msg.arena().stats().allocated_bytes <= 30_000);
     /// ```
     pub fn try_new<E>(
         input: Bytes,
         arena: impl Into<MessageArena>,
-        decode: impl for<'a> FnOnce(&'a Arena, &'a [u8]) -> Result<F::View<'a>, E>,
+        decode: impl for<'a> Fn(&'a Arena, &'a [u8]) -> Result<F::View<'a>, E>,
     ) -> Result<Self, E> {
         // Wrapped before a reference into the box is taken, so moving the
         // box later asserts nothing about it.
         let arena = Unaliased::new(arena.into());
-        // SAFETY: the two references are given a lifetime that outlives
-        // `arena` and `input` as locals; this is sound because what they
-        // point to stays put, unchanged, for as long as the returned
-        // `Owned` lives, and no view built from them is reachable after:
-        // - The `Arena` sits in a `Box` (either `MessageArena` variant), so
-        //   its address survives moves of `arena` into `Self` and of `Self`
-        //   anywhere; its chunks are separate heap blocks that a move does
-        //   not touch either. `Owned` never hands out `&mut Arena` (so no
-        //   reset) and drops the arena only when it is dropped itself.
-        // - `Bytes` never moves or mutates its contents while any handle
-        //   to them is alive, and `Owned` keeps `input` for its whole life.
-        // - `decode` is generic over `'a`, so the only place a borrow can
-        //   leave it is the returned view (the error type does not depend
-        //   on `'a`). That view is stored in `root` and leaves `Owned` only
-        //   through `get`, shortened to the borrow of `&self` (covariant
-        //   views only), or through `with`, into a closure generic over the
-        //   view's lifetime that cannot keep it.
-        // - `F::View` is `Copy`, so dropping `root` runs no code.
-        // - Both the arena and the root sit in `Unaliased`, so moving
-        //   `Owned` (or dropping it by value) asserts nothing about the
-        //   memory these references point to.
-        let (arena_ref, input_ref): (&'static Arena, &'static [u8]) = unsafe {
-            (
-                &*(&**arena.get() as *const Arena),
-                std::slice::from_raw_parts(input.as_ptr(), input.len()),
-            )
-        };
-        let root = Unaliased::new(decode(arena_ref, input_ref)?);
-        Ok(Self { root, arena, input })
+        // SAFETY: see `erase`; the root is stored next to the arena and
+        // input it borrows.
+        let root = Unaliased::new(decode(unsafe { erase(&arena) }, unsafe {
+            erase_input(&input)
+        })?);
+        let stats = arena.get().stats();
+        let used = stats.used_bytes();
+        let fits = used
+            .saturating_add(used / 2)
+            .max(Arena::chunk_bytes_for(used));
+        if !matches!(arena.get(), MessageArena::Boxed(_)) || stats.allocated_bytes <= fits {
+            return Ok(Self { root, arena, input });
+        }
+        // Decode again into an arena of the size the first run used, then
+        // free the first (the first root, which points into it, is a `Copy`
+        // value dropped unused).
+        drop(root);
+        let small = Unaliased::new(MessageArena::from(Arena::with_capacity(used)));
+        // SAFETY: as above, for the new arena.
+        let root = Unaliased::new(decode(unsafe { erase(&small) }, unsafe {
+            erase_input(&input)
+        })?);
+        drop(arena);
+        Ok(Self {
+            root,
+            arena: small,
+            input,
+        })
     }
 
     /// Call `f` with the root view. Works for every family, including
@@ -342,6 +359,43 @@ impl<F: ViewFamily> Owned<F> {
     pub fn into_bytes(self) -> Bytes {
         self.input
     }
+}
+
+/// The arena behind `arena` with its lifetime erased.
+///
+/// # Safety
+/// The caller stores the result (and every view built from it) in the
+/// same [`Owned`] as `arena`, or drops them before `arena`. This is sound
+/// because what the reference points to stays put, unchanged, for as long
+/// as that `Owned` lives, and no view built from it is reachable after:
+/// - The `Arena` sits in a `Box` (either `MessageArena` variant), so its
+///   address survives moves of `arena` into `Owned` and of `Owned`
+///   anywhere; its chunks are separate heap blocks that a move does not
+///   touch either. `Owned` never hands out `&mut Arena` (so no reset) and
+///   drops the arena only when it is dropped itself.
+/// - The decode closure is generic over `'a`, so the only place a borrow
+///   can leave it is the returned view (the error type does not depend on
+///   `'a`). That view is stored in `root` and leaves `Owned` only through
+///   `get`, shortened to the borrow of `&self` (covariant views only), or
+///   through `with`, into a closure generic over the view's lifetime that
+///   cannot keep it.
+/// - `F::View` is `Copy`, so dropping `root` runs no code.
+/// - The arena and the root sit in `Unaliased`, so moving `Owned` (or
+///   dropping it by value) asserts nothing about the memory these
+///   references point to.
+unsafe fn erase(arena: &Unaliased<MessageArena>) -> &'static Arena {
+    // SAFETY: see above.
+    unsafe { &*(&**arena.get() as *const Arena) }
+}
+
+/// The bytes of `input` with their lifetime erased.
+///
+/// # Safety
+/// As for [`erase`]: `Bytes` never moves or mutates its contents while any
+/// handle to them is alive, and `Owned` keeps `input` for its whole life.
+unsafe fn erase_input(input: &Bytes) -> &'static [u8] {
+    // SAFETY: see above.
+    unsafe { std::slice::from_raw_parts(input.as_ptr(), input.len()) }
 }
 
 impl<F: Covariant> Owned<F> {

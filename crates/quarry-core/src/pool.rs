@@ -3,8 +3,9 @@
 //! `bumpalo`'s reset keeps the arena's largest chunk, so a pool that simply
 //! resets and keeps every arena would pin the memory of its largest request
 //! forever. [`ArenaPool`] resets an arena when its guard drops and keeps it
-//! only while the arena holds no more than the retention cap; a bigger one
-//! is freed, so memory returns to the steady-state size after a burst.
+//! only while the arena holds no more than a reservation of the retention
+//! cap makes ([`Arena::chunk_bytes_for`]); a bigger one is freed, so memory
+//! returns to the steady-state size after a burst.
 //!
 //! The pool is one `Mutex` around a `Vec` of boxed arenas: checking out and
 //! returning an arena is a lock, a pop or push into capacity reserved when
@@ -112,7 +113,8 @@ pub struct PoolStats {
     pub high_water: usize,
     /// Arenas the pool created because none was pooled.
     pub created: u64,
-    /// Arenas freed on return because they held more than the retention cap.
+    /// Arenas freed on return because they held more than a reservation of
+    /// the retention cap makes.
     pub dropped_for_size: u64,
     /// Arenas freed on return because the pool already held `max_pooled`.
     pub dropped_for_count: u64,
@@ -214,7 +216,8 @@ impl ArenaPool {
         }
     }
 
-    /// The most heap bytes one arena may hold and still be pooled.
+    /// The largest reservation whose arena is pooled again (see
+    /// [`ArenaPoolBuilder::retention_cap`]).
     ///
     /// ```
     /// assert_eq!(quarry_core::ArenaPool::new().retention_cap(), 1 << 20);
@@ -282,7 +285,9 @@ impl Shared {
         let held = arena.stats().allocated_bytes;
         let mut state = self.lock();
         state.checked_out -= 1;
-        if held > self.config.retention_cap {
+        // Compared with the chunk a reservation of the cap makes, so an
+        // arena is kept exactly when what it reserved was within the cap.
+        if held > Arena::chunk_bytes_for(self.config.retention_cap) {
             state.dropped_for_size += 1;
         } else if state.free.len() >= self.config.max_pooled {
             state.dropped_for_count += 1;
@@ -298,8 +303,8 @@ impl Shared {
 }
 
 impl ArenaPoolBuilder {
-    /// The defaults: retention cap 1 MiB, at most 64 pooled arenas (so at
-    /// most 64 MiB retained), new arenas start empty.
+    /// The defaults: retention cap 1 MiB, at most 64 pooled arenas (so
+    /// about 64 MiB retained at most), new arenas start empty.
     ///
     /// ```
     /// let pool = quarry_core::ArenaPoolBuilder::new().build();
@@ -315,9 +320,14 @@ impl ArenaPoolBuilder {
         }
     }
 
-    /// An arena holding more than `bytes` of heap after its reset is freed
-    /// instead of pooled. Set it above the arena size of a typical request
-    /// (for WhatsApp stanzas, `quarry_wa::max_arena_bytes(len)`).
+    /// An arena is freed instead of pooled when, after its reset, it holds
+    /// more than a reservation of `bytes` makes
+    /// ([`Arena::chunk_bytes_for`]`(bytes)`): an arena whose decodes
+    /// reserved at most `bytes` is kept. Set it at or above the estimate of
+    /// the largest request that should reuse its arena, in the format's own
+    /// terms: `quarry_wa::estimate_arena_bytes(stanza)` (and likewise
+    /// `quarry_nostr`, `quarry_proto`). The default, 1 MiB, covers the
+    /// estimate of a 100 KB WhatsApp stanza of any of the benchmark shapes.
     ///
     /// ```
     /// let pool = quarry_core::ArenaPool::builder().retention_cap(4096).build();

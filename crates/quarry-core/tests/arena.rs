@@ -82,3 +82,35 @@ fn values_written_through_the_budget_read_back() {
         "héllo".len() + 3 + 4 * std::mem::size_of::<usize>()
     );
 }
+
+/// `Arena::chunk_bytes_for` is bumpalo's own rounding: every size from 1
+/// byte to 3 pages, and some large ones, gives the chunk `with_capacity`
+/// really makes (a bumpalo release that rounds otherwise fails here).
+#[test]
+fn chunk_bytes_for_is_what_with_capacity_holds() {
+    let sizes = (1..3 * 4096).chain([100_000, 1 << 20, (1 << 20) + 1, 3 << 20]);
+    let step = if cfg!(miri) { 397 } else { 1 };
+    for bytes in sizes.step_by(step) {
+        let held = Arena::with_capacity(bytes).stats().allocated_bytes;
+        assert_eq!(
+            Arena::chunk_bytes_for(bytes),
+            held,
+            "with_capacity({bytes})"
+        );
+        // An empty arena's reservation makes the same chunk.
+        let arena = Arena::new();
+        arena.reserve(bytes);
+        assert_eq!(arena.stats().allocated_bytes, held, "reserve({bytes})");
+    }
+}
+
+/// Bytes used are what was written: two allocations of 24 and 40 bytes,
+/// 8-aligned, in a fresh chunk.
+#[test]
+fn used_bytes_counts_what_was_written() {
+    let arena = Arena::with_capacity(4096);
+    assert_eq!(arena.stats().used_bytes(), 0);
+    arena.bump().alloc([1u64; 3]);
+    arena.bump().alloc([2u64; 5]);
+    assert_eq!(arena.stats().used_bytes(), 64);
+}

@@ -254,3 +254,42 @@ fn an_invariant_view_is_read_through_with_after_moving_threads() {
     drop(msg);
     assert_eq!(pool.stats().checked_out, 0);
 }
+
+/// An owned message in an arena of its own holds at most 1.5 times what
+/// its decode wrote (bumpalo's page granularity, 4 KiB, on a small one),
+/// whatever arena it was decoded into; a pooled arena stays as it is.
+#[test]
+fn an_owned_message_holds_what_its_decode_wrote() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = if cfg!(miri) { 40 } else { 1000 };
+    let text: Vec<String> = (0..n).map(|i| format!("key{i}=value{i}")).collect();
+    let input = Bytes::from(text.join(";"));
+    // What one decode writes: the table (n pairs of two slices, 32 bytes
+    // each) and the upper-cased values.
+    let values: usize = (0..n).map(|i| format!("value{i}").len()).sum();
+    let used = n * 32 + values;
+    let bound = if used >= 8192 {
+        used + used / 2
+    } else {
+        used + 4096
+    };
+    for start in [0, 1 << 20, 4 << 20] {
+        let arena = match start {
+            0 => Arena::new(),
+            n => Arena::with_capacity(n),
+        };
+        let msg = Owned::<PairsFamily>::try_new(input.clone(), arena, decode_pairs).unwrap();
+        let stats = msg.arena().stats();
+        assert!(
+            stats.allocated_bytes <= bound,
+            "started at {start}: holds {stats:?}, wrote about {used}"
+        );
+        assert!(stats.used_bytes() >= used);
+        assert_eq!(snapshot(msg.get()), expected_pairs(&input));
+    }
+    let pool = ArenaPool::new();
+    let arena = pool.get();
+    arena.reserve(4 << 20);
+    let msg = Owned::<PairsFamily>::try_new(input.clone(), arena, decode_pairs).unwrap();
+    assert!(msg.arena().stats().allocated_bytes >= 4 << 20);
+}

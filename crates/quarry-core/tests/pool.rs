@@ -187,3 +187,18 @@ fn clear_frees_pooled_arenas_only() {
     drop(kept);
     assert_eq!(pool.stats().pooled, 1);
 }
+
+/// The retention cap is in reservation terms: an arena whose reservation
+/// was the cap is kept, one a byte over (whose chunk bumpalo rounds past
+/// the cap's) is freed.
+#[test]
+fn an_arena_reserved_at_the_cap_is_kept_and_one_past_it_freed() {
+    let cap = 64 << 10;
+    let pool = ArenaPool::builder().retention_cap(cap).build();
+    pool.get().reserve(cap);
+    assert_eq!((pool.stats().pooled, pool.stats().dropped_for_size), (1, 0));
+    pool.clear();
+    // The next chunk size after the cap's: a whole page more.
+    pool.get().reserve(Arena::chunk_bytes_for(cap) + 1);
+    assert_eq!((pool.stats().pooled, pool.stats().dropped_for_size), (0, 1));
+}

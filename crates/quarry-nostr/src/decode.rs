@@ -10,7 +10,7 @@
 )]
 
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
-use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError};
 
 use crate::canonical::{self, CanonParts};
 use crate::event::{Event, EventRec, IdState, TagSpan, Tags, TagsRepr, letter_bit};
@@ -35,16 +35,14 @@ pub const ARENA_BYTES_CONST: usize = 1024;
 
 /// Upper bound on arena bytes one decode writes per input byte for an
 /// event or a message without filters, and the constant on top
-/// ([`EVENT_ARENA_BYTES_CONST`]); what a decode reserves for any input.
+/// ([`EVENT_ARENA_BYTES_CONST`]): see [`max_event_arena_bytes`].
 ///
 /// The element table is reserved at `16` bytes per 3 remaining input bytes
 /// (an element takes at least `"",`), the tag spans at `8` bytes per 5
 /// (`[""],`), strings with escapes are copied at no more than their wire
 /// length, and the event record is a constant. That makes
-/// `16/3 + 8/5 + 1 < 8`. Messages with filters mostly stay within it too,
-/// but a message of many small filters or list entries can exceed it (up
-/// to [`max_arena_bytes`]), and only such a message can make a fresh arena
-/// allocate a second chunk.
+/// `16/3 + 8/5 + 1 < 8`. Messages with filters (REQ, COUNT, NEG-OPEN) are
+/// bounded by [`max_arena_bytes`] only.
 pub const EVENT_ARENA_BYTES_PER_INPUT_BYTE: usize = 8;
 /// See [`EVENT_ARENA_BYTES_PER_INPUT_BYTE`].
 pub const EVENT_ARENA_BYTES_CONST: usize = 512;
@@ -56,47 +54,106 @@ pub const EVENT_ARENA_BYTES_CONST: usize = 512;
 /// assert_eq!(quarry_nostr::max_arena_bytes(100), 150 * 100 + 1024);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
-    input_len
-        .saturating_mul(ARENA_BYTES_PER_INPUT_BYTE)
-        .saturating_add(ARENA_BYTES_CONST)
+    BOUND.of(input_len)
 }
 
+const BOUND: ArenaBytes = ArenaBytes {
+    per_input_byte: ARENA_BYTES_PER_INPUT_BYTE,
+    constant: ARENA_BYTES_CONST,
+};
+
 /// The most arena bytes decoding `input_len` bytes writes when they hold
-/// an event or a message without filters; what a decode reserves up
-/// front, and what [`arena_for`] allocates.
+/// an event or a message without filters: a bound for those (never for
+/// REQ, COUNT or NEG-OPEN, which [`max_arena_bytes`] bounds), and what a
+/// decode of one reserves ([`estimate_arena_bytes`]).
 ///
 /// ```
 /// assert_eq!(quarry_nostr::max_event_arena_bytes(100), 8 * 100 + 512);
 /// ```
 pub const fn max_event_arena_bytes(input_len: usize) -> usize {
-    input_len
-        .saturating_mul(EVENT_ARENA_BYTES_PER_INPUT_BYTE)
-        .saturating_add(EVENT_ARENA_BYTES_CONST)
+    EVENT_BOUND.of(input_len)
+}
+
+const EVENT_BOUND: ArenaBytes = ArenaBytes {
+    per_input_byte: EVENT_ARENA_BYTES_PER_INPUT_BYTE,
+    constant: EVENT_ARENA_BYTES_CONST,
+};
+
+/// Arena bytes [`estimate_arena_bytes`] reserves per input byte for a
+/// message with filters (REQ, COUNT, NEG-OPEN): filters keep ids, authors
+/// and tag values as 32-byte arrays or borrowed strings, so a REQ writes
+/// well under one byte per input byte of long lists and a few hundred
+/// bytes of tables for a short one.
+pub const ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE: usize = 1;
+/// See [`ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE`].
+pub const ESTIMATE_FILTER_BYTES_CONST: usize = 768;
+
+const FILTER_ESTIMATE: ArenaBytes = ArenaBytes {
+    per_input_byte: ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE,
+    constant: ESTIMATE_FILTER_BYTES_CONST,
+};
+
+/// The arena bytes a decode of `input` reserves in a fresh arena (one
+/// allocation). For an event or a message without filters, its bound
+/// [`max_event_arena_bytes`]; for a message whose verb (the first string
+/// of the array) is `"REQ"`, `"COUNT"` or `"NEG-OPEN"`, an estimate,
+/// [`ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE`] per byte and
+/// [`ESTIMATE_FILTER_BYTES_CONST`], measured on the benchmark's REQs
+/// (a profile, a thread, a feed of 50 authors) with margin. Never more
+/// than [`max_arena_bytes`].
+///
+/// What writes more than its estimate: a filter message of many small
+/// filters or long lists of short entries (`{},{},…`, `"kinds":[1,2,…]`,
+/// up to 150 arena bytes per input byte). Its fresh decode takes further
+/// chunks from bumpalo, each at least twice the one before.
+///
+/// ```
+/// let req = br#"["REQ","s",{"kinds":[1]}]"#;
+/// assert_eq!(quarry_nostr::estimate_arena_bytes(req), req.len() + 768);
+/// let close = br#"["CLOSE","s"]"#;
+/// assert_eq!(quarry_nostr::estimate_arena_bytes(close), 8 * close.len() + 512);
+/// ```
+pub fn estimate_arena_bytes(input: &[u8]) -> usize {
+    let estimate = if has_filters(input) {
+        FILTER_ESTIMATE.of(input.len())
+    } else {
+        EVENT_BOUND.of(input.len())
+    };
+    estimate.min(max_arena_bytes(input.len()))
+}
+
+/// Whether `input` starts (after whitespace) like a message with filters.
+fn has_filters(input: &[u8]) -> bool {
+    let mut rest = input.trim_ascii_start();
+    let Some((b'[', after)) = rest.split_first() else {
+        return false;
+    };
+    rest = after.trim_ascii_start();
+    [&b"\"REQ\""[..], b"\"COUNT\"", b"\"NEG-OPEN\""]
+        .iter()
+        .any(|verb| rest.starts_with(verb))
 }
 
 /// A fresh arena for decoding `input` once with default limits: one
-/// allocation of [`max_event_arena_bytes`] bytes, made here, so the decode
-/// allocates nothing (except for the filter-heavy messages described at
-/// [`EVENT_ARENA_BYTES_PER_INPUT_BYTE`]).
+/// allocation of [`estimate_arena_bytes`] bytes, made here, so the decode
+/// allocates nothing (except for the filter-heavy messages described
+/// there).
 ///
 /// `Arena::new()` followed by a decode also costs one allocation, but the
-/// decode's reservation then goes through bumpalo's growth path, about 140
-/// instructions more per one-shot decode (callgrind, `nostr_iai`). Reuse an arena
-/// ([`Arena::reset`]) where messages keep coming.
+/// decode's reservation then goes through bumpalo's growth path. Reuse an
+/// arena ([`Arena::reset`]) where messages keep coming.
 ///
 /// ```
 /// let frame = format!(r#"["EVENT","feed",{}]"#, quarry_nostr::SAMPLE_EVENT);
 /// let arena = quarry_nostr::arena_for(frame.as_bytes());
 /// let reserved = arena.stats().allocated_bytes;
-/// assert!(reserved >= quarry_nostr::max_event_arena_bytes(frame.len()));
+/// assert!(reserved >= quarry_nostr::estimate_arena_bytes(frame.as_bytes()));
 /// let msg = quarry_nostr::decode_relay_message(&arena, frame.as_bytes()).unwrap();
 /// assert!(msg.event().is_some());
 /// assert_eq!(arena.stats().allocated_bytes, reserved);
 /// ```
 pub fn arena_for(input: &[u8]) -> Arena {
-    Arena::with_capacity(
-        max_event_arena_bytes(input.len()).min(DecodeOptions::DEFAULT.max_arena_bytes),
-    )
+    quarry_core::arena_for(estimate_arena_bytes(input))
 }
 
 const ID: u8 = 1;
@@ -136,7 +193,8 @@ impl<'a, 's> Dec<'a, 's> {
         input: &'a [u8],
     ) -> Result<Self, DecodeError> {
         let budget_left = alloc.limit().saturating_sub(alloc.used());
-        arena.reserve(max_event_arena_bytes(input.len()).min(budget_left));
+        let estimate = estimate_arena_bytes(input);
+        quarry_core::reserve(arena, estimate, || estimate, budget_left);
         Ok(Self {
             r: Reader::new(input, cfg.control_chars)?,
             alloc,

@@ -49,9 +49,10 @@ mod convert;
 mod sig;
 
 pub use decode::{
-    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, EVENT_ARENA_BYTES_CONST,
-    EVENT_ARENA_BYTES_PER_INPUT_BYTE, arena_for, decode_event, max_arena_bytes,
-    max_event_arena_bytes,
+    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, ESTIMATE_FILTER_BYTES_CONST,
+    ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE, EVENT_ARENA_BYTES_CONST,
+    EVENT_ARENA_BYTES_PER_INPUT_BYTE, arena_for, decode_event, estimate_arena_bytes,
+    max_arena_bytes, max_event_arena_bytes,
 };
 pub use encode::{EventExtra, write_json_string};
 pub use event::{Event, Tag, TagIter, Tags, TagsIter};

@@ -311,3 +311,100 @@ fn writing_a_filter_message_costs_one_allocation_into_an_empty_buffer() {
         }
     }
 }
+
+/// REQs as a relay reads them: a profile lookup, a thread (two filters), a
+/// feed of 50 authors.
+fn reqs() -> Vec<(&'static str, String)> {
+    let id = "ab".repeat(32);
+    let authors: Vec<String> = (0..50).map(|i| format!("\"{i:064x}\"")).collect();
+    vec![
+        (
+            "req_profile",
+            format!(r#"["REQ","profile",{{"kinds":[0,3,10002],"authors":["{id}"],"limit":1}}]"#),
+        ),
+        (
+            "req_thread",
+            format!(
+                r##"["REQ","thread",{{"ids":["{id}"]}},{{"kinds":[1,6,7,9735],"#e":["{id}"],"limit":500}}]"##
+            ),
+        ),
+        (
+            "req_feed",
+            format!(
+                r#"["REQ","feed",{{"kinds":[1,6],"authors":[{}],"since":1700000000,"limit":100}}]"#,
+                authors.join(",")
+            ),
+        ),
+    ]
+}
+
+/// A fresh decode's one chunk is at most 4 times what the decode wrote, on
+/// every event shape of the benchmarks and on their REQs, into
+/// `Arena::new()` (one allocation) and into `arena_for` (none).
+#[test]
+fn a_fresh_chunk_is_at_most_four_times_what_the_decode_wrote() {
+    let mut inputs: Vec<(String, Vec<u8>)> = (0..common::SHAPES.len())
+        .map(|i| {
+            (
+                common::SHAPES[i].0.to_string(),
+                common::relay_event(&common::shape(i, 1)),
+            )
+        })
+        .collect();
+    inputs.extend(
+        reqs()
+            .into_iter()
+            .map(|(n, r)| (n.to_string(), r.into_bytes())),
+    );
+    let mut failures = Vec::new();
+    for (name, bytes) in &inputs {
+        for (how, arena) in [
+            ("new", Arena::new()),
+            ("arena_for", quarry_nostr::arena_for(bytes)),
+        ] {
+            let (n, ok) = quarry_testkit::count_allocs(|| {
+                quarry_nostr::decode_message(&arena, bytes).is_ok()
+            });
+            assert!(ok, "{name}");
+            let stats = arena.stats();
+            let (held, used) = (stats.allocated_bytes, stats.used_bytes());
+            let want = usize::from(how == "new");
+            if held > 4 * used || n != want {
+                failures.push(format!(
+                    "{name} ({how}): {n} allocations, holds {held} for {used}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An `OwnedMessage` holds at most 1.5 times the arena bytes its decode
+/// wrote (for a small one, bumpalo's chunk granularity: at most 4 KiB
+/// more), plus its input.
+#[test]
+fn an_owned_message_holds_at_most_one_and_a_half_times_what_it_wrote() {
+    let mut failures = Vec::new();
+    let events = (0..common::SHAPES.len()).map(|i| common::relay_event(&common::shape(i, 1)));
+    let all = events.chain(reqs().into_iter().map(|(_, r)| r.into_bytes()));
+    for bytes in all {
+        let probe = Arena::with_capacity(1 << 20);
+        quarry_nostr::decode_message(&probe, &bytes).unwrap();
+        let used = probe.stats().used_bytes();
+        let bound = if used >= 8192 {
+            used + used / 2
+        } else {
+            used + 4096
+        };
+        let msg =
+            quarry_nostr::OwnedMessage::decode(quarry_core::bytes::Bytes::from(bytes)).unwrap();
+        let held = msg.arena().stats().allocated_bytes;
+        if held > bound {
+            failures.push(format!(
+                "{} bytes: holds {held}, wrote {used}",
+                msg.backing_bytes().len()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -108,7 +108,7 @@ fn arena_for_allocates_once_and_the_decode_never() {
         let (made, arena) = quarry_testkit::count_allocs(|| quarry_proto::arena_for(&s.bytes));
         assert_eq!(made, 1, "{}: arena_for", s.name);
         let held = arena.stats().allocated_bytes;
-        assert!(held >= quarry_proto::estimate_arena_bytes(s.bytes.len()));
+        assert!(held >= quarry_proto::estimate_arena_bytes(&s.bytes));
         let during = quarry_testkit::count_allocs(|| {
             quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
         })
@@ -320,7 +320,7 @@ fn encoding_into_a_buffer_with_room_allocates_nothing() {
 }
 
 /// A map of more than 1,024 entries with repeated keys takes its key table
-/// from the arena: a reset arena still allocates nothing, and the arena
+/// from the arena: a warmed, reset arena allocates nothing, and the arena
 /// stays within `max_arena_bytes`. The map's entries are written one
 /// message at a time (protobuf appends the entries of concatenated
 /// messages), 3,000 entries over more than 1,024 keys in a scrambled
@@ -347,6 +347,15 @@ fn a_large_map_with_repeated_keys_allocates_nothing_in_a_reset_arena() {
     let mut arena = Arena::new();
     let first = All2View::decode(&arena, &bytes).unwrap();
     assert_eq!(first.m_str_int().len(), keys);
+    // This input writes more than its estimate, so the fresh decode spread
+    // it over chunks and the reset kept the largest; one more decode grows
+    // that to hold all of it.
+    assert!(
+        arena.stats().allocated_bytes
+            > quarry_core::Arena::chunk_bytes_for(quarry_proto::estimate_arena_bytes(&bytes))
+    );
+    arena.reset();
+    All2View::decode(&arena, &bytes).unwrap();
     arena.reset();
     let (made, len) = quarry_testkit::count_allocs(|| {
         All2View::decode(&arena, &bytes).unwrap().m_str_int().len()
@@ -359,4 +368,57 @@ fn a_large_map_with_repeated_keys_allocates_nothing_in_a_reset_arena() {
         "{used} B for {} input bytes",
         bytes.len()
     );
+}
+
+/// A fresh decode's one chunk is at most 4 times what the decode wrote on
+/// every sample of the benchmarks, into `Arena::new()` (one allocation)
+/// and into `arena_for` (none).
+#[test]
+fn a_fresh_chunk_is_at_most_four_times_what_the_decode_wrote() {
+    let mut failures = Vec::new();
+    for s in samples::all() {
+        for (how, arena) in [
+            ("new", Arena::new()),
+            ("arena_for", quarry_proto::arena_for(&s.bytes)),
+        ] {
+            let n = quarry_testkit::count_allocs(|| {
+                quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
+            })
+            .0;
+            let stats = arena.stats();
+            let (held, used) = (stats.allocated_bytes, stats.used_bytes());
+            if held > 4 * used || n != usize::from(how == "new") {
+                failures.push(format!(
+                    "{} ({how}): {n} allocations, holds {held} for {used}",
+                    s.name
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An `OwnedRecord` holds at most 1.5 times the arena bytes its decode
+/// wrote (for a small one, bumpalo's chunk granularity: at most 4 KiB
+/// more), plus its input.
+#[test]
+fn an_owned_record_holds_at_most_one_and_a_half_times_what_it_wrote() {
+    let mut failures = Vec::new();
+    for s in samples::all() {
+        let probe = Arena::with_capacity(64 << 20);
+        quarry_proto::decode(table(s.root), &probe, &s.bytes).unwrap();
+        let used = probe.stats().used_bytes();
+        let bound = if used >= 8192 {
+            used + used / 2
+        } else {
+            used + 4096
+        };
+        let bytes = quarry_core::bytes::Bytes::from(s.bytes.clone());
+        let owned = quarry_proto::OwnedRecord::decode(table(s.root), bytes).unwrap();
+        let held = owned.arena().stats().allocated_bytes;
+        if held > bound {
+            failures.push(format!("{}: holds {held}, wrote {used}", s.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

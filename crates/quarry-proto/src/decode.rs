@@ -8,7 +8,7 @@
 //! Depth is bounded by [`DecodeOptions::max_depth`] and nothing else: past
 //! a hundred levels the recursion goes on in new stack segments.
 
-use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::one_pass;
 use crate::record::Record;
@@ -106,17 +106,20 @@ pub const ARENA_BYTES_CONST: usize = 2048;
 /// assert_eq!(quarry_proto::max_arena_bytes(100), 156 * 100 + 2048);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
-    input_len
-        .saturating_mul(ARENA_BYTES_PER_INPUT_BYTE)
-        .saturating_add(ARENA_BYTES_CONST)
+    ArenaBytes {
+        per_input_byte: ARENA_BYTES_PER_INPUT_BYTE,
+        constant: ARENA_BYTES_CONST,
+    }
+    .of(input_len)
 }
 
 /// How much of the arena a decode reserves before it starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Reserve {
-    /// [`estimate_arena_bytes`]: enough for the messages of real schemas
+    /// [`estimate_arena_bytes`] into an arena without a chunk (see
+    /// [`quarry_core::reserve`]): enough for the messages of real schemas
     /// (one allocation into a fresh arena); a denser input costs one more
-    /// chunk or a few.
+    /// chunk or a few. An arena that has a chunk is used as it is.
     #[default]
     Estimate,
     /// [`max_arena_bytes`]: exactly one allocation for any input that fits
@@ -126,24 +129,50 @@ pub enum Reserve {
     None,
 }
 
-/// Arena bytes reserved by [`Reserve::Estimate`] per input byte: above
-/// what the WhatsApp-shaped samples use past the scratch stack's start
-/// ([`ESTIMATE_BYTES_CONST`]; strings borrow from the input, records are
-/// 8 to 24 bytes; the bytes each sample uses are in docs/BENCHMARKS.md).
-pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 3;
-/// Arena bytes reserved by [`Reserve::Estimate`] on top: the decoder's
-/// scratch stack as it starts (8 slots of 24 bytes) and 128.
-pub const ESTIMATE_BYTES_CONST: usize = 320;
+/// Arena bytes [`estimate_arena_bytes`] reserves per input byte for a long
+/// message: above what the WhatsApp-shaped samples use per input byte past
+/// the scratch stack's start (strings and bytes borrow from the input;
+/// records are 8 to 24 bytes; docs/BENCHMARKS.md has the bytes each
+/// sample uses).
+pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 2;
+/// Arena bytes [`estimate_arena_bytes`] reserves for a short message on
+/// top of one per input byte: the decoder's scratch stack as it starts (8
+/// slots of 24 bytes) and the root's record.
+pub const ESTIMATE_BYTES_CONST: usize = 448;
 
-/// The arena bytes [`Reserve::Estimate`] reserves for `input_len` bytes.
+const ESTIMATE_LONG: ArenaBytes = ArenaBytes {
+    per_input_byte: ESTIMATE_BYTES_PER_INPUT_BYTE,
+    constant: 0,
+};
+const ESTIMATE_SHORT: ArenaBytes = ArenaBytes {
+    per_input_byte: 1,
+    constant: ESTIMATE_BYTES_CONST,
+};
+
+/// The arena bytes a decode of `input` reserves in a fresh arena (one
+/// allocation; [`Reserve::Estimate`]): the larger of
+/// [`ESTIMATE_BYTES_CONST`] plus one per input byte (short messages, where
+/// the scratch stack's start dominates) and
+/// [`ESTIMATE_BYTES_PER_INPUT_BYTE`] per input byte (long ones), never more
+/// than [`max_arena_bytes`]. An estimate, measured: each WhatsApp-shaped
+/// sample of the benchmarks writes between a quarter of it and all of it.
+///
+/// What writes more: messages of many small fields and little string or
+/// bytes payload (packed repeated scalars, maps of numbers, deep merges),
+/// up to [`max_arena_bytes`]. Their fresh decode takes further chunks from
+/// bumpalo, each at least twice the one before; reserve
+/// [`Reserve::WorstCase`] for exactly one.
 ///
 /// ```
-/// assert_eq!(quarry_proto::estimate_arena_bytes(100), 3 * 100 + 320);
+/// assert_eq!(quarry_proto::estimate_arena_bytes(&[0; 100]), 100 + 448);
+/// assert_eq!(quarry_proto::estimate_arena_bytes(&[0; 1000]), 2 * 1000);
 /// ```
-pub const fn estimate_arena_bytes(input_len: usize) -> usize {
-    input_len
-        .saturating_mul(ESTIMATE_BYTES_PER_INPUT_BYTE)
-        .saturating_add(ESTIMATE_BYTES_CONST)
+pub fn estimate_arena_bytes(input: &[u8]) -> usize {
+    let len = input.len();
+    ESTIMATE_LONG
+        .of(len)
+        .max(ESTIMATE_SHORT.of(len))
+        .min(max_arena_bytes(len))
 }
 
 /// Decoder settings: limits and the arena reservation policy.
@@ -191,13 +220,15 @@ impl Decoder {
         input: &'a [u8],
     ) -> Result<Record<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
-        let want = match self.reserve {
-            Reserve::Estimate => estimate_arena_bytes(input.len()),
-            Reserve::WorstCase => max_arena_bytes(input.len()),
-            Reserve::None => 0,
-        };
-        if want > 0 {
-            arena.reserve(want.min(self.options.max_arena_bytes));
+        match self.reserve {
+            Reserve::Estimate => {
+                let estimate = estimate_arena_bytes(input);
+                quarry_core::reserve(arena, estimate, || estimate, self.options.max_arena_bytes);
+            }
+            Reserve::WorstCase => {
+                arena.reserve(max_arena_bytes(input.len()).min(self.options.max_arena_bytes));
+            }
+            Reserve::None => {}
         }
         decode_inline(message, &alloc, input, &self.options)
     }
@@ -216,7 +247,8 @@ pub fn decode<'a>(
     // nothing is copied per call.
     const OPTIONS: &DecodeOptions = &DEFAULT_OPTIONS;
     let alloc = BoundedAlloc::new(arena, OPTIONS);
-    arena.reserve(estimate_arena_bytes(input.len()).min(OPTIONS.max_arena_bytes));
+    let estimate = estimate_arena_bytes(input);
+    quarry_core::reserve(arena, estimate, || estimate, OPTIONS.max_arena_bytes);
     decode_inline(message, &alloc, input, OPTIONS)
 }
 
@@ -238,13 +270,13 @@ pub fn decode<'a>(
 /// let input = [0x0A, 0x02, b'h', b'i'];
 /// let arena = quarry_proto::arena_for(&input);
 /// let reserved = arena.stats().allocated_bytes;
-/// assert!(reserved >= quarry_proto::estimate_arena_bytes(input.len()));
+/// assert!(reserved >= quarry_proto::estimate_arena_bytes(&input));
 /// let record = quarry_proto::decode(message, &arena, &input).unwrap();
 /// assert_eq!(record.str(0), Some("hi"));
 /// assert_eq!(arena.stats().allocated_bytes, reserved);
 /// ```
 pub fn arena_for(input: &[u8]) -> Arena {
-    Arena::with_capacity(estimate_arena_bytes(input.len()))
+    quarry_core::arena_for(estimate_arena_bytes(input))
 }
 
 /// Decode with an allocator and options of the caller's (no reservation).

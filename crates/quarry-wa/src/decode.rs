@@ -11,7 +11,7 @@
 
 use quarry_core::bumpalo::Bump;
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
-use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions};
 
 use crate::dictionary::Dictionary;
 use crate::jid::{self, Jid, JidUser, Server};
@@ -37,44 +37,134 @@ use crate::wire::*;
 /// Raw strings and bytes cost nothing (they borrow from the input); a
 /// one-byte packed string comes from a static table; longer ones expand
 /// two characters per byte. So one decode writes at most
-/// `ARENA_BYTES_PER_INPUT_BYTE * len + ARENA_BYTES_CONST` bytes, and
-/// reserving that much up front makes a fresh arena cost exactly one heap
-/// allocation for any input.
+/// `ARENA_BYTES_PER_INPUT_BYTE * len + ARENA_BYTES_CONST` bytes
+/// ([`max_arena_bytes`]).
 pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 31;
 /// See [`ARENA_BYTES_PER_INPUT_BYTE`].
 pub const ARENA_BYTES_CONST: usize = 256;
 
-/// The arena bytes one decode of `input_len` bytes may write, at most.
+/// The arena bytes one decode of `input_len` bytes may write, at most:
+/// the bound the decoder checks its budget against (when it fits, the loop
+/// runs without per-allocation checks). A decode reserves
+/// [`estimate_arena_bytes`], not this.
 ///
 /// ```
 /// assert_eq!(quarry_wa::max_arena_bytes(100), 31 * 100 + 256);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
-    input_len
-        .saturating_mul(ARENA_BYTES_PER_INPUT_BYTE)
-        .saturating_add(ARENA_BYTES_CONST)
+    BOUND.of(input_len)
+}
+
+const BOUND: ArenaBytes = ArenaBytes {
+    per_input_byte: ARENA_BYTES_PER_INPUT_BYTE,
+    constant: ARENA_BYTES_CONST,
+};
+
+/// Arena bytes [`estimate_arena_bytes`] counts per `LIST_8` byte (`0xF8`)
+/// of the input: nearly every node and child list starts with one, and a
+/// node writes a 56-byte record and, typically, one or two 40-byte
+/// attribute records.
+pub const ESTIMATE_BYTES_PER_LIST_HEADER: usize = 128;
+/// Arena bytes [`estimate_arena_bytes`] counts per input byte, on top of
+/// the list headers: packed strings expand to two characters per byte,
+/// JIDs used as keys are rendered.
+pub const ESTIMATE_BYTES_PER_INPUT_BYTE: usize = 2;
+/// Arena bytes [`estimate_arena_bytes`] counts once: the root's attributes
+/// beyond the first two and the traversal stack's first frames.
+pub const ESTIMATE_BYTES_CONST: usize = 192;
+
+const ESTIMATE: ArenaBytes = ArenaBytes {
+    per_input_byte: ESTIMATE_BYTES_PER_INPUT_BYTE,
+    constant: ESTIMATE_BYTES_CONST,
+};
+
+/// The arena bytes a decode of `input` reserves in a fresh arena (one
+/// allocation): [`ESTIMATE_BYTES_PER_LIST_HEADER`] per `0xF8` byte,
+/// [`ESTIMATE_BYTES_PER_INPUT_BYTE`] per byte and
+/// [`ESTIMATE_BYTES_CONST`], never more than [`max_arena_bytes`]. An
+/// estimate, measured, not a bound: on the benchmark shapes (real-shaped
+/// stanzas from 15 bytes to 40 KB, with payloads, JIDs, packed strings and
+/// 2,048 children) a decode writes between a quarter of it and all of it.
+///
+/// Inputs that write more: nodes with many attributes whose keys and values
+/// are all tokens (20 arena bytes per input byte), JID-pair keys (26) and
+/// deep nesting with one child per level (30). Their fresh decode takes a
+/// second chunk from bumpalo, at least twice the first; in all the arena
+/// then holds at most 4 times what the decode wrote, plus 8 KiB
+/// (`tests/alloc.rs` checks the densest encodings at many sizes).
+///
+/// Counting the `0xF8` bytes reads the input once more, eight bytes at a
+/// time; only a decode into an arena without a chunk does it (and
+/// [`arena_for`]), never one into a reused arena.
+///
+/// ```
+/// // A node with one attribute: one list header, 5 bytes.
+/// let input = [0xF8, 0x03, 19, 10, 11];
+/// assert_eq!(quarry_wa::estimate_arena_bytes(&input), 128 + 2 * 5 + 192);
+/// ```
+pub fn estimate_arena_bytes(input: &[u8]) -> usize {
+    count_list_headers(input)
+        .saturating_mul(ESTIMATE_BYTES_PER_LIST_HEADER)
+        .saturating_add(ESTIMATE.of(input.len()))
+        .min(max_arena_bytes(input.len()))
+}
+
+/// How many bytes of `input` are `LIST_8`: eight bytes at a time in a
+/// `u64` (a byte equal to `LIST_8` is a zero byte of the word XOR `0xF8…`,
+/// found without carries between bytes), summed in per-byte counters that
+/// are added up every 255 words, before any can overflow.
+#[inline]
+fn count_list_headers(input: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const NEEDLE: u64 = ONES * LIST_8 as u64;
+    const EVEN_BYTES: u64 = 0x00FF_00FF_00FF_00FF;
+    let mut total = 0usize;
+    for block in input.chunks(8 * 255) {
+        let mut counts = 0u64;
+        let mut words = block.chunks_exact(8);
+        for word in &mut words {
+            let Ok(word) = <[u8; 8]>::try_from(word) else {
+                continue;
+            };
+            let x = u64::from_le_bytes(word) ^ NEEDLE;
+            // The top bit of each byte of `nonzero` is set when that byte
+            // of `x` is not zero (the low seven bits plus 0x7F carry into
+            // the top bit, or the top bit was set already).
+            let nonzero = (x & LOW7).wrapping_add(LOW7) | x;
+            counts = counts.wrapping_add((!nonzero >> 7) & ONES);
+        }
+        // Each byte of `counts` is at most 255: add them up in pairs, then
+        // the four pairs with one multiplication.
+        let pairs = (counts & EVEN_BYTES).wrapping_add((counts >> 8) & EVEN_BYTES);
+        let sum = pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48;
+        let tail = words.remainder().iter().filter(|&&b| b == LIST_8).count();
+        total = total
+            .saturating_add(usize::try_from(sum).unwrap_or(usize::MAX))
+            .saturating_add(tail);
+    }
+    total
 }
 
 /// A fresh arena for decoding `input` once with default limits: one
-/// allocation of [`max_arena_bytes`] bytes, made here, so the decode
-/// allocates nothing.
+/// allocation of [`estimate_arena_bytes`] bytes, made here, so the decode
+/// allocates nothing (except for the dense inputs described there).
 ///
 /// `Arena::new()` followed by a decode also costs one allocation, but the
-/// decode's reservation then goes through bumpalo's growth path, which
-/// costs more per decode. Reuse an arena
-/// ([`Arena::reset`]) where messages keep coming.
+/// decode's reservation then goes through bumpalo's growth path. Reuse an
+/// arena ([`Arena::reset`]) where messages keep coming.
 ///
 /// ```
 /// let input = [0xF8, 1, 19];
 /// let arena = quarry_wa::arena_for(&input);
 /// let reserved = arena.stats().allocated_bytes;
-/// assert!(reserved >= quarry_wa::max_arena_bytes(input.len()));
+/// assert!(reserved >= quarry_wa::estimate_arena_bytes(&input));
 /// let node = quarry_wa::decode(&arena, &input).unwrap();
 /// assert_eq!(node.tag(), "message");
 /// assert_eq!(arena.stats().allocated_bytes, reserved);
 /// ```
 pub fn arena_for(input: &[u8]) -> Arena {
-    Arena::with_capacity(max_arena_bytes(input.len()).min(DecodeOptions::DEFAULT.max_arena_bytes))
+    quarry_core::arena_for(estimate_arena_bytes(input))
 }
 
 /// Decoder settings: limits and the token dictionary.
@@ -118,7 +208,8 @@ impl Decoder {
         self.decode_into(arena, &alloc, input)
     }
 
-    /// Reserve the worst case for `input` in one allocation, then decode.
+    /// Reserve the estimate for `input` in an arena without a chunk (one
+    /// allocation; see [`quarry_core::reserve`]), then decode.
     pub(crate) fn decode_into<'a>(
         &self,
         arena: &'a Arena,
@@ -126,7 +217,12 @@ impl Decoder {
         input: &'a [u8],
     ) -> Result<Node<'a>, DecodeError> {
         let budget_left = alloc.limit().saturating_sub(alloc.used());
-        arena.reserve(max_arena_bytes(input.len()).min(budget_left));
+        quarry_core::reserve(
+            arena,
+            ESTIMATE.of(input.len()),
+            || estimate_arena_bytes(input),
+            budget_left,
+        );
         decode_into(alloc, input, &self.options, self.dictionary)
     }
 }
@@ -1031,5 +1127,37 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 what: "wrong JID server",
             }))
         }
+    }
+}
+
+#[cfg(test)]
+mod list_header_count {
+    use super::{LIST_8, count_list_headers};
+
+    /// The word-at-a-time count equals a byte-by-byte one on every length
+    /// up to three blocks (so every tail and the 255-word flush), with
+    /// `0xF8` at pseudo-random places, next to its neighbours 0xF7 and
+    /// 0xF9 and to 0x78 (0xF8 without its top bit).
+    #[test]
+    fn counts_what_a_byte_loop_counts() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let bytes: Vec<u8> = (0..3 * 8 * 255 + 9)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let pick = [LIST_8, 0xF7, 0xF9, 0x78, 0, 0xFF, 0x12, LIST_8];
+                pick.get(usize::from(state as u8 & 7)).copied().unwrap_or(0)
+            })
+            .collect();
+        let step = if cfg!(miri) { 97 } else { 1 };
+        for len in (0..=bytes.len()).step_by(step) {
+            let input = bytes.get(..len).unwrap_or_default();
+            let naive = input.iter().filter(|&&b| b == LIST_8).count();
+            assert_eq!(count_list_headers(input), naive, "{len} bytes");
+        }
+        // All of them `0xF8`: every per-byte counter reaches 255.
+        let all = vec![LIST_8; 2 * 8 * 255 + 3];
+        assert_eq!(count_list_headers(&all), all.len());
     }
 }

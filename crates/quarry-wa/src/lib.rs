@@ -55,7 +55,9 @@ pub mod wire;
 
 pub use attrs::{AttrError, AttrErrors, AttrParser};
 pub use decode::{
-    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, arena_for, decode, max_arena_bytes,
+    ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, Decoder, ESTIMATE_BYTES_CONST,
+    ESTIMATE_BYTES_PER_INPUT_BYTE, ESTIMATE_BYTES_PER_LIST_HEADER, arena_for, decode,
+    estimate_arena_bytes, max_arena_bytes,
 };
 pub use dictionary::{Dictionary, Token};
 pub use encode::{EncodeError, EncodeNode, Encoder, MAX_DEPTH, encode, encode_frame, encode_into};
