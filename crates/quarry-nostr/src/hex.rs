@@ -244,8 +244,11 @@ mod tests {
     #[test]
     fn sixteen_digits_at_a_time_agree_with_the_table_for_every_byte_in_every_lane() {
         let table = |c: u8| DECODE[c as usize];
+        // Under Miri (which checks the SIMD path's unsafe call) every 17th
+        // byte: all of them take minutes there.
+        let step = if cfg!(miri) { 17 } else { 1 };
         for lane in 0..16 {
-            for c in 0..=255u8 {
+            for c in (0..=255u8).step_by(step) {
                 let mut src = *b"0a1B2c3D4e5F6789";
                 src[lane] = c;
                 let want = src.iter().all(|&c| table(c) < 16).then(|| {
