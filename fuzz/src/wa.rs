@@ -93,7 +93,8 @@ fn check_frame_bytes(frame: &[u8]) {
         frame.len()
     );
 
-    let reused = in_reused_arena(|arena| decoder.decode_frame(arena, frame).map(Node::to_owned_node));
+    let reused =
+        in_reused_arena(|arena| decoder.decode_frame(arena, frame).map(Node::to_owned_node));
     let owned = first.clone().map(Node::to_owned_node);
     assert_eq!(owned, reused, "fresh and reused arenas disagree");
     assert_eq!(owned, measured, "fresh and pre-sized arenas disagree");
@@ -160,8 +161,8 @@ pub fn frame_arena_bound(frame: &[u8], options: &DecodeOptions) -> usize {
 
 /// Re-encode a decoded tree, decode that, compare, and re-encode again.
 pub fn round_trip(node: Node<'_>) {
-    let bytes = quarry_wa::encode(node)
-        .unwrap_or_else(|e| panic!("a decoded tree does not encode: {e}"));
+    let bytes =
+        quarry_wa::encode(node).unwrap_or_else(|e| panic!("a decoded tree does not encode: {e}"));
     let owned = node.to_owned_node();
     // The owned tree encodes too, and to the same tree (not always to the
     // same bytes: a view writes a packed JID user back as it came, the owned

@@ -194,7 +194,10 @@ fn stanza_100k(shape: usize, seq: usize) -> Vec<u8> {
 /// retention cap allocates nothing per request once warm: the estimate a
 /// decode reserves for each is within the cap, so its arena is kept.
 #[test]
-#[cfg_attr(miri, ignore = "100 KB stanzas take minutes under Miri; the pool's unsafe code is covered by the tests above")]
+#[cfg_attr(
+    miri,
+    ignore = "100 KB stanzas take minutes under Miri; the pool's unsafe code is covered by the tests above"
+)]
 fn a_stream_of_100_kb_stanzas_allocates_nothing_per_request() {
     let rounds = if cfg!(miri) { 2 } else { 50 };
     for shape in 0..2 {
