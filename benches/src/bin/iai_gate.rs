@@ -1,18 +1,26 @@
 //! The instruction-count gate.
 //!
 //! ```text
-//! cargo run -p quarry-benches --bin iai_gate            # check (what CI runs)
-//! cargo run -p quarry-benches --bin iai_gate -- update  # rewrite the baselines
+//! cargo run -p quarry-benches --bin iai_gate               # check (what CI runs)
+//! cargo run -p quarry-benches --bin iai_gate -- update     # rewrite the baselines
+//! cargo run -p quarry-benches --bin iai_gate -- alloc-tests # allocation tests, same build
 //! ```
 //!
-//! Runs the gated iai-callgrind bench targets from one release build
-//! (`cargo bench -p quarry-benches --features gate,nostr,proto --bench
-//! <target>... -- --save-summary=json`), reads the instruction counts of
-//! each target's `quarry_*` benches from the summaries, and
-//! compares them with `benches/baselines/<target>.json`. Exits 1 when a
-//! count rose more than the file's `max_increase_pct`, or a bench is missing
-//! or new; 2 when something could not be run or read. `--no-run` reuses the
-//! summaries of the last run instead of running the benches again.
+//! Runs the gated iai-callgrind bench targets from one optimized build
+//! (`cargo bench <SELECTION> --bench <target>... -- --save-summary=json`),
+//! reads the instruction counts of each target's `quarry_*` benches from
+//! the summaries, and compares them with `benches/baselines/<target>.json`.
+//! Exits 1 when a count rose more than the file's `max_increase_pct`, or a
+//! bench is missing or new; 2 when something could not be run or read.
+//! `--no-run` reuses the summaries of the last run instead of running the
+//! benches again.
+//!
+//! `alloc-tests` runs the format crates' allocation tests (a counting
+//! global allocator holds the decoders and encoders to their allocation
+//! counts) in the same optimized build: the contract is about optimized
+//! builds, and one package selection with one feature set for both
+//! commands lets the bench build reuse every crate the tests compiled,
+//! the generated protobuf code above all.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,11 +32,32 @@ use quarry_benches::outputs;
 
 /// iai-callgrind bench targets under the gate.
 const GATED: [&str; 3] = ["wa_iai", "nostr_iai", "proto_iai"];
-/// The features of `quarry-benches` the gate builds with: `gate` (quarry's
-/// benches only) and the formats whose benches need one. One release
-/// build serves the three bench targets (a build per format would
+/// The packages and features of the gate's build, shared by the benches
+/// and the allocation tests so that cargo unifies features the same way
+/// for both and compiles each crate once. `quarry-benches` is built with
+/// `gate` (quarry's benches only) and the formats whose benches need one;
+/// one build serves the three bench targets (a build per format would
 /// compile the quarry crates and the shared dependencies three times).
-const FEATURES: &str = "gate,nostr,proto";
+/// No selected format crate has default features, so
+/// `--no-default-features` changes only `quarry-benches`.
+const SELECTION: [&str; 13] = [
+    "-p",
+    "quarry-core",
+    "-p",
+    "quarry-wa",
+    "-p",
+    "quarry-nostr",
+    "-p",
+    "quarry-proto-tests",
+    "-p",
+    "quarry-benches",
+    "--no-default-features",
+    "--features",
+    "quarry-benches/gate,quarry-benches/nostr,quarry-benches/proto",
+];
+/// The allocation test targets (in quarry-core, quarry-wa, quarry-nostr
+/// and quarry-proto-tests).
+const ALLOC_TESTS: [&str; 4] = ["alloc", "encode_alloc", "pool_steady", "pool"];
 /// Only quarry's own benches are gated; the `gate` feature of
 /// `quarry-benches` leaves the peers' out of the run (the runner's name
 /// filter selects whole bench files, not functions).
@@ -43,10 +72,22 @@ fn main() -> ExitCode {
     let no_run = args.iter().any(|a| a == "--no-run");
     if let Some(bad) = args
         .iter()
-        .find(|a| !["update", "check", "--no-run"].contains(&a.as_str()))
+        .find(|a| !["update", "check", "--no-run", "alloc-tests"].contains(&a.as_str()))
     {
-        eprintln!("iai_gate: unknown argument {bad:?}; usage: iai_gate [check|update] [--no-run]");
+        eprintln!(
+            "iai_gate: unknown argument {bad:?}; usage: iai_gate [check|update] [--no-run] | iai_gate alloc-tests"
+        );
         return ExitCode::from(2);
+    }
+    if args.iter().any(|a| a == "alloc-tests") {
+        return match run_alloc_tests() {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("iai_gate: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
     match run(update, no_run) {
         Ok(true) => ExitCode::SUCCESS,
@@ -155,28 +196,40 @@ fn check_runner() -> Result<(), String> {
     }
 }
 
-fn run_benches() -> Result<(), String> {
+/// `cargo <subcommand>` on the gate's build: the `bench` profile without
+/// debuginfo, so the release build is quicker (CI makes it from scratch).
+/// Callgrind still names functions from the symbol table. Code generation
+/// differs slightly from the `bench` profile's, so counts can differ from
+/// docs/BENCHMARKS.md by a percent or two, and the baselines are taken
+/// the same way.
+fn gate_build(subcommand: &str) -> Command {
     let mut cargo = outputs::cargo();
-    cargo.args([
-        "bench",
-        "--locked",
-        "-p",
-        "quarry-benches",
-        "--no-default-features",
-        "--features",
-        FEATURES,
-    ]);
+    cargo
+        .args([subcommand, "--locked", "--profile", "bench"])
+        .args(SELECTION)
+        .env("CARGO_PROFILE_BENCH_DEBUG", "false");
+    cargo
+}
+
+/// Whether every allocation test passed in the gate's optimized build.
+fn run_alloc_tests() -> Result<bool, String> {
+    let mut cargo = gate_build("test");
+    for test in ALLOC_TESTS {
+        cargo.args(["--test", test]);
+    }
+    let status = cargo
+        .status()
+        .map_err(|e| format!("cannot run cargo test: {e}"))?;
+    Ok(status.success())
+}
+
+fn run_benches() -> Result<(), String> {
+    let mut cargo = gate_build("bench");
     for bench in GATED {
         cargo.args(["--bench", bench]);
     }
     let status = cargo
         .args(["--", "--save-summary=json"])
-        // Without debuginfo the release build is quicker (CI makes it from
-        // scratch). Callgrind still names functions from the symbol table.
-        // Code generation differs slightly from the `bench` profile's, so
-        // counts can differ from docs/BENCHMARKS.md by a percent or two,
-        // and the baselines are taken the same way.
-        .env("CARGO_PROFILE_BENCH_DEBUG", "false")
         .status()
         .map_err(|e| format!("cannot run cargo bench: {e}"))?;
     if !status.success() {
