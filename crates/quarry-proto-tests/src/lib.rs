@@ -44,6 +44,7 @@ pub mod pb {
 
 pub mod samples;
 pub mod variants;
+mod wire_edit;
 
 /// Encoded `FileDescriptorSet` of the test schemas.
 pub const TEST_DESCRIPTORS: &[u8] =
