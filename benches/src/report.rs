@@ -15,8 +15,9 @@ use crate::outputs;
 /// cores).
 pub const CRITERION_ARGS: [&str; 4] = ["--warm-up-time", "1", "--measurement-time", "3"];
 
-/// `cargo bench --locked -p quarry-benches --bench <bench> -- <args>`, its
-/// output sent to our stderr (our stdout may be a section being captured).
+/// `cargo bench --locked -p quarry-benches --features buffa --bench <bench>
+/// -- <args>`, its output sent to our stderr (our stdout may be a section
+/// being captured). The report builds every peer, buffa included.
 ///
 /// # Errors
 /// When cargo cannot be run or the bench fails.
@@ -27,6 +28,8 @@ pub fn run_bench(bench: &str, args: &[&str]) -> Result<(), String> {
             "--locked",
             "-p",
             "quarry-benches",
+            "--features",
+            "buffa",
             "--bench",
             bench,
             "--",
@@ -42,8 +45,9 @@ pub fn run_bench(bench: &str, args: &[&str]) -> Result<(), String> {
     }
 }
 
-/// Run report binary `bin` of this package (bench profile) with `args` and
-/// return what it printed on stdout: its section of the report.
+/// Run report binary `bin` of this package (bench profile, every peer
+/// feature) with `args` and return what it printed on stdout: its section
+/// of the report.
 ///
 /// # Errors
 /// When cargo cannot be run, the binary fails, or prints no UTF-8.
@@ -56,6 +60,8 @@ pub fn run_section(bin: &str, args: &[&str]) -> Result<String, String> {
             "bench",
             "-p",
             "quarry-benches",
+            "--features",
+            "buffa",
             "--bin",
             bin,
             "--",

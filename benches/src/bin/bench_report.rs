@@ -181,8 +181,8 @@ fn document(root: &Path, sections: &[String], no_run: bool) -> String {
          cargo bench -p quarry-benches --bench wa_iai\n\
          cargo run -p quarry-benches --release --bin alloc_report\n\
          cargo run -p quarry-benches --profile bench --bin nostr_report\n\
-         cargo run -p quarry-benches --profile bench --bin proto_report\n\
-         cargo run -p quarry-benches --release --bin proto_alloc\n\
+         cargo run -p quarry-benches --profile bench --features buffa --bin proto_report\n\
+         cargo run -p quarry-benches --release --features buffa --bin proto_alloc\n\
          cargo run -p quarry-benches --profile bench --bin binsize_report -- --symbols\n\n\
          # the server load test (writes docs/BENCHMARKS-server.md; not run by bench_report)\n\
          {SERVER_COMMAND}\n\

@@ -5,7 +5,7 @@
 //! `docs/BENCHMARKS.md`).
 //!
 //! ```text
-//! cargo run --release -p quarry-benches --bin proto_alloc
+//! cargo run --release -p quarry-benches --features buffa --bin proto_alloc
 //! ```
 
 use quarry_benches::alloc_count::CountingAlloc;

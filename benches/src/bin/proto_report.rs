@@ -5,7 +5,7 @@
 //! benches' output goes to stderr). `bench_report` includes it.
 //!
 //! ```text
-//! cargo run -p quarry-benches --profile bench --bin proto_report [-- --no-run]
+//! cargo run -p quarry-benches --profile bench --features buffa --bin proto_report [-- --no-run]
 //! ```
 //!
 //! `--no-run` reuses the last criterion and iai-callgrind outputs (the
