@@ -101,6 +101,20 @@ impl Server {
             Server::Pn | Server::Lid | Server::Hosted | Server::HostedLid
         )
     }
+
+    /// Whether a JID's agent is part of its text and identity on this
+    /// server: true except on the four device servers
+    /// ([`is_ad_capable`](Self::is_ad_capable)), whose wire form has no
+    /// agent, so an agent set there is neither printed nor compared.
+    ///
+    /// ```
+    /// use quarry_wa::Server;
+    /// assert!(Server::Bot.renders_agent());
+    /// assert!(!Server::HostedLid.renders_agent());
+    /// ```
+    pub const fn renders_agent(self) -> bool {
+        !self.is_ad_capable()
+    }
 }
 
 impl fmt::Display for Server {
@@ -194,6 +208,23 @@ impl<'a> Jid<'a> {
         self.integrator
     }
 
+    /// The agent as far as text and identity go: the agent where the
+    /// server renders one ([`Server::renders_agent`]), 0 on the device
+    /// servers. Equality, hashing and [`Display`](fmt::Display) use this.
+    ///
+    /// ```
+    /// use quarry_wa::{Jid, Server};
+    /// assert_eq!(Jid::new("1", Server::Pn).with_agent(2).identity_agent(), 0);
+    /// assert_eq!(Jid::new("1", Server::Bot).with_agent(2).identity_agent(), 2);
+    /// ```
+    pub const fn identity_agent(&self) -> u8 {
+        if self.server.renders_agent() {
+            self.agent
+        } else {
+            0
+        }
+    }
+
     /// True for group JIDs (`…@g.us`).
     pub fn is_group(&self) -> bool {
         self.server == Server::Group
@@ -227,8 +258,9 @@ impl<'a> Jid<'a> {
             return self.server.as_str().len();
         }
         let mut len = user.len() + 1 + self.server.as_str().len();
-        if self.agent > 0 {
-            len += 1 + decimal_len(u32::from(self.agent));
+        let agent = self.identity_agent();
+        if agent > 0 {
+            len += 1 + decimal_len(u32::from(agent));
         }
         if self.device > 0 {
             len += 1 + decimal_len(u32::from(self.device));
@@ -271,8 +303,9 @@ impl fmt::Display for Jid<'_> {
             return f.write_str(self.server.as_str());
         }
         fmt::Display::fmt(&user, f)?;
-        if self.agent > 0 {
-            write!(f, ".{}", self.agent)?;
+        let agent = self.identity_agent();
+        if agent > 0 {
+            write!(f, ".{agent}")?;
         }
         if self.device > 0 {
             write!(f, ":{}", self.device)?;
@@ -282,11 +315,12 @@ impl fmt::Display for Jid<'_> {
 }
 
 /// Equal when the rendered JIDs and the integrators are equal (a packed
-/// and a text user with the same characters are the same user).
+/// and a text user with the same characters are the same user; an agent on
+/// a device server, which is not rendered, takes no part).
 impl PartialEq for Jid<'_> {
     fn eq(&self, other: &Self) -> bool {
         self.server == other.server
-            && self.agent == other.agent
+            && self.identity_agent() == other.identity_agent()
             && self.device == other.device
             && self.integrator == other.integrator
             && self.user() == other.user()
@@ -298,7 +332,13 @@ impl Eq for Jid<'_> {}
 impl std::hash::Hash for Jid<'_> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.user().hash(state);
-        (self.server, self.agent, self.device, self.integrator).hash(state);
+        (
+            self.server,
+            self.identity_agent(),
+            self.device,
+            self.integrator,
+        )
+            .hash(state);
     }
 }
 
@@ -320,9 +360,9 @@ impl PartialEq<str> for Jid<'_> {
         }
         let mut digits = [0u8; 10];
         let mut chars = [0u8; 2 * PACKED_MAX];
+        let agent = self.identity_agent();
         eat(user.render(&mut chars))
-            && (self.agent == 0
-                || (eat(b".") && eat(write_decimal(u32::from(self.agent), &mut digits))))
+            && (agent == 0 || (eat(b".") && eat(write_decimal(u32::from(agent), &mut digits))))
             && (self.device == 0
                 || (eat(b":") && eat(write_decimal(u32::from(self.device), &mut digits))))
             && eat(b"@")
@@ -362,9 +402,10 @@ pub(crate) fn render_into(jid: &Jid<'_>, out: &mut [u8]) {
     let mut digits = [0u8; 10];
     let mut chars = [0u8; 2 * PACKED_MAX];
     put(user.render(&mut chars));
-    if jid.agent > 0 {
+    let agent = jid.identity_agent();
+    if agent > 0 {
         put(b".");
-        put(write_decimal(u32::from(jid.agent), &mut digits));
+        put(write_decimal(u32::from(agent), &mut digits));
     }
     if jid.device > 0 {
         put(b":");
@@ -557,9 +598,13 @@ pub struct JidParseError {
 
 impl<'a> Jid<'a> {
     /// Parse the text form `user[.agent][:device]@server` (or a bare
-    /// server), borrowing the user from `text`. As in WhatsApp's own parser,
-    /// `.N` is an agent only on servers other than `s.whatsapp.net` and `lid`
-    /// (LID users may contain dots).
+    /// server), borrowing the user from `text`, with WhatsApp's rules for
+    /// the dot:
+    /// * on `lid`, dots belong to the user;
+    /// * on `s.whatsapp.net`, a user with no `:device` that ends in `.N`
+    ///   (N a `u16`) is the legacy spelling of device N;
+    /// * elsewhere a trailing `.N` is the agent when N fits a byte, and part
+    ///   of the user when it does not (`123.999@interop` is user `123.999`).
     ///
     /// ```
     /// use quarry_wa::{Jid, Server};
@@ -567,6 +612,9 @@ impl<'a> Jid<'a> {
     /// let jid = Jid::parse("5511999990000:7@s.whatsapp.net").unwrap();
     /// assert_eq!(jid.user(), "5511999990000");
     /// assert_eq!((jid.device(), jid.server()), (7, Server::Pn));
+    /// assert_eq!(Jid::parse("5511999990000.7@s.whatsapp.net").unwrap(), jid);
+    /// assert_eq!(Jid::parse("123.4@bot").unwrap().agent(), 4);
+    /// assert_eq!(Jid::parse("123.999@bot").unwrap().user(), "123.999");
     /// assert!(Jid::parse("g.us").unwrap().user().is_empty());
     /// assert!(Jid::parse("someone@example.com").is_err());
     /// ```
@@ -577,22 +625,36 @@ impl<'a> Jid<'a> {
         };
         let (user_part, server_name) = text.rsplit_once('@').unwrap_or(("", text));
         let server = Server::from_name(server_name).ok_or_else(|| fail("unknown server"))?;
-        let (mut user, device) = match user_part.rsplit_once(':') {
+        let (mut user, mut device, has_device) = match user_part.rsplit_once(':') {
             Some((user, device)) => (
                 user,
                 device
                     .parse::<u16>()
                     .map_err(|_| fail("bad device number"))?,
+                true,
             ),
-            None => (user_part, 0),
+            None => (user_part, 0, false),
         };
         let mut agent = 0;
-        if !matches!(server, Server::Pn | Server::Lid)
-            && let Some((head, tail)) = user.rsplit_once('.')
-            && let Ok(n) = tail.parse::<u16>()
-        {
-            agent = u8::try_from(n).map_err(|_| fail("agent out of range"))?;
-            user = head;
+        match server {
+            Server::Lid => {}
+            Server::Pn => {
+                if !has_device
+                    && let Some((head, tail)) = user.rsplit_once('.')
+                    && let Ok(n) = tail.parse::<u16>()
+                {
+                    device = n;
+                    user = head;
+                }
+            }
+            _ => {
+                if let Some((head, tail)) = user.rsplit_once('.')
+                    && let Ok(n) = tail.parse::<u8>()
+                {
+                    agent = n;
+                    user = head;
+                }
+            }
         }
         Ok(Jid::new(user, server).with_device(device).with_agent(agent))
     }
