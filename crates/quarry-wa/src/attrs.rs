@@ -156,8 +156,7 @@ impl<'a> AttrParser<'a> {
 
     /// `key` as a JID with the device dropped (`user@server`).
     pub fn non_ad_jid(&mut self, key: &str) -> Option<Jid<'a>> {
-        self.required_jid(key)
-            .map(|j| j.with_device(0).with_agent(0))
+        self.required_jid(key).map(|j| j.to_non_ad())
     }
 
     fn parsed<T>(

@@ -62,7 +62,9 @@ pub use decode::{
 pub use dictionary::{Dictionary, Token};
 pub use encode::{EncodeError, EncodeNode, Encoder, MAX_DEPTH, encode, encode_frame, encode_into};
 pub use frame::{arena_for_frame, decode_frame};
-pub use jid::{Jid, JidParseError, JidUser, Server};
+pub use jid::{
+    DeviceKey, Jid, JidParseError, JidUser, ObservedJid, PSA_USER, STATUS_BROADCAST_USER, Server,
+};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 pub use owned_stanza::{NodeRoot, OwnedStanza};

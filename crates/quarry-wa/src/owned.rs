@@ -69,14 +69,17 @@ pub enum OwnedValue {
 /// assert_eq!(jid.as_view(), Jid::new("5511999990000", Server::Pn).with_device(3));
 /// assert_eq!(jid.to_string(), "5511999990000:3@s.whatsapp.net");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Equality and hashing are [`Jid`]'s: an agent on a device server takes no
+/// part.
+#[derive(Clone, Debug)]
 pub struct OwnedJid {
     /// The user part (empty: the JID names the server itself).
     pub user: String,
     /// The server.
     pub server: Server,
     /// The agent. The binary format has no field for it: a JID with an
-    /// agent cannot be encoded structured.
+    /// agent on a server that renders one cannot be encoded structured.
     pub agent: u8,
     /// The device; 0 is the primary device and is not rendered.
     pub device: u16,
@@ -624,9 +627,54 @@ impl OwnedJid {
         }
     }
 
+    /// A phone-number user: `user@s.whatsapp.net`.
+    pub fn pn(user: impl Into<String>) -> Self {
+        Self::new(user, Server::Pn)
+    }
+
+    /// A LID user: `user@lid`.
+    pub fn lid(user: impl Into<String>) -> Self {
+        Self::new(user, Server::Lid)
+    }
+
+    /// A group: `id@g.us`.
+    pub fn group(id: impl Into<String>) -> Self {
+        Self::new(id, Server::Group)
+    }
+
+    /// A newsletter (channel): `id@newsletter`.
+    pub fn newsletter(id: impl Into<String>) -> Self {
+        Self::new(id, Server::Newsletter)
+    }
+
+    /// `status@broadcast`.
+    pub fn status_broadcast() -> Self {
+        Self::new(crate::jid::STATUS_BROADCAST_USER, Server::Broadcast)
+    }
+
+    /// A phone-number user's device: `user:device@s.whatsapp.net`.
+    pub fn pn_device(user: impl Into<String>, device: u16) -> Self {
+        Self::new(user, Server::Pn).with_device(device)
+    }
+
+    /// A LID user's device: `user:device@lid`.
+    pub fn lid_device(user: impl Into<String>, device: u16) -> Self {
+        Self::new(user, Server::Lid).with_device(device)
+    }
+
     /// The same JID with `device` set.
     pub fn with_device(self, device: u16) -> Self {
         Self { device, ..self }
+    }
+
+    /// The same JID with `agent` set.
+    pub fn with_agent(self, agent: u8) -> Self {
+        Self { agent, ..self }
+    }
+
+    /// The same JID without device and agent (see [`Jid::to_non_ad`]).
+    pub fn to_non_ad(&self) -> OwnedJid {
+        OwnedJid::from(self.as_view().to_non_ad())
     }
 
     /// The same JID with `integrator` set (interop JIDs).
@@ -657,6 +705,73 @@ impl From<Jid<'_>> for OwnedJid {
             device: jid.device(),
             integrator: jid.integrator(),
         }
+    }
+}
+
+impl PartialEq for OwnedJid {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_view() == other.as_view()
+    }
+}
+
+impl Eq for OwnedJid {}
+
+impl std::hash::Hash for OwnedJid {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_view().hash(state);
+    }
+}
+
+/// [`Jid`]'s predicates on the owned JID, each the view's.
+macro_rules! owned_jid_predicates {
+    ($($name:ident),*) => {
+        impl OwnedJid {$(
+            #[doc = concat!("[`Jid::", stringify!($name), "`] of this JID.")]
+            pub fn $name(&self) -> bool {
+                self.as_view().$name()
+            }
+        )*}
+    };
+}
+owned_jid_predicates!(
+    is_pn,
+    is_lid,
+    is_group,
+    is_ad,
+    is_interop,
+    is_messenger,
+    is_broadcast_list,
+    is_status_broadcast,
+    is_psa,
+    is_bot,
+    is_newsletter,
+    is_hosted
+);
+
+impl OwnedJid {
+    /// [`Jid::is_same_chat_as`].
+    pub fn is_same_chat_as(&self, other: &OwnedJid) -> bool {
+        self.as_view().is_same_chat_as(&other.as_view())
+    }
+
+    /// [`Jid::device_eq`].
+    pub fn device_eq(&self, other: &OwnedJid) -> bool {
+        self.as_view().device_eq(&other.as_view())
+    }
+
+    /// [`Jid::device_key`], borrowing this JID's user.
+    pub fn device_key(&self) -> crate::jid::DeviceKey<'_> {
+        self.as_view().device_key()
+    }
+
+    /// [`Jid::to_non_ad_string`].
+    pub fn to_non_ad_string(&self) -> String {
+        self.as_view().to_non_ad_string()
+    }
+
+    /// [`Jid::observe`]: the form for logs, phone numbers hidden.
+    pub fn observe(&self) -> crate::jid::ObservedJid<'_> {
+        self.as_view().observe()
     }
 }
 

@@ -295,7 +295,7 @@ impl<S: Sink> Walk<'_, '_, S> {
     /// exactly as it came (byte-identical re-encoding); text is classified
     /// like any string.
     fn jid_user(&mut self, user: JidUser<'_>) -> Result<(), EncodeError> {
-        match (user.packed_form(), user.as_str()) {
+        match (user.packed_form(), user.as_unpacked_str()) {
             (Some((bytes, nibble, odd)), _) => {
                 self.out.byte(if nibble { NIBBLE_8 } else { HEX_8 });
                 self.out
