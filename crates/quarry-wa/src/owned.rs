@@ -40,6 +40,9 @@ pub struct OwnedNode {
     pub content: OwnedContent,
 }
 
+/// An attribute key of an [`OwnedNode`].
+pub type AttrKey = String;
+
 /// An owned attribute value: text or a structured JID.
 ///
 /// Compares with `&str` by the JID's rendered form, like [`Value`].
@@ -213,7 +216,13 @@ impl OwnedNode {
 
     /// The attribute `key` when it is text (not a JID).
     pub fn attr_str(&self, key: &str) -> Option<&str> {
-        self.get_attr(key).and_then(Value::as_str)
+        self.get_attr(key).and_then(Value::as_plain_str)
+    }
+
+    /// A typed reader of the attributes, the same as a decoded node's
+    /// ([`Node::attr_parser`]).
+    pub fn attr_parser(&self) -> crate::AttrParser<'_> {
+        crate::AttrParser::from_owned(&self.attrs)
     }
 
     /// The child nodes; empty unless the content is a child list.
