@@ -49,6 +49,7 @@ mod jid;
 mod node;
 mod owned;
 mod owned_stanza;
+mod owned_text;
 mod packed;
 mod token_index;
 pub mod wire;
@@ -71,4 +72,5 @@ pub use jid::{
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
 pub use owned::{AttrKey, OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 pub use owned_stanza::{NodeRoot, OwnedStanza};
+pub use owned_text::{Attr, AttrList, SmallStr};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};

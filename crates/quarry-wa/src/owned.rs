@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::jid::{Jid, JidParseError, Server};
 use crate::node::{Content, Node, Value};
+use crate::owned_text::{AttrList, SmallStr};
 
 /// A node that owns its strings: the tree you build to send a stanza, or a
 /// decoded [`Node`] copied out of its arena with [`Node::to_owned_node`].
@@ -32,16 +33,16 @@ use crate::node::{Content, Node, Value};
 #[derive(Default, Eq)]
 pub struct OwnedNode {
     /// The tag (description). Must not be empty to be encoded.
-    pub tag: String,
+    pub tag: SmallStr,
     /// The attributes in wire order. Duplicate keys are allowed here (the
     /// wire allows them); [`OwnedNode::attr`] replaces instead of adding.
-    pub attrs: Vec<(String, OwnedValue)>,
+    pub attrs: AttrList,
     /// The content.
     pub content: OwnedContent,
 }
 
 /// An attribute key of an [`OwnedNode`].
-pub type AttrKey = String;
+pub type AttrKey = SmallStr;
 
 /// An owned attribute value: text or a structured JID.
 ///
@@ -57,7 +58,7 @@ pub type AttrKey = String;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum OwnedValue {
     /// Text.
-    Str(String),
+    Str(SmallStr),
     /// A JID, kept structured.
     Jid(OwnedJid),
 }
@@ -131,10 +132,10 @@ pub enum OwnedContent {
 
 impl OwnedNode {
     /// A node with no attributes and no content.
-    pub fn new(tag: impl Into<String>) -> Self {
+    pub fn new(tag: impl Into<SmallStr>) -> Self {
         Self {
             tag: tag.into(),
-            attrs: Vec::new(),
+            attrs: AttrList::new(),
             content: OwnedContent::None,
         }
     }
@@ -148,7 +149,7 @@ impl OwnedNode {
     /// assert_eq!(node.attrs.len(), 1);
     /// assert_eq!(node.get_attr("type").unwrap(), "set");
     /// ```
-    pub fn attr(mut self, key: impl Into<String>, value: impl Into<OwnedValue>) -> Self {
+    pub fn attr(mut self, key: impl Into<SmallStr>, value: impl Into<OwnedValue>) -> Self {
         let key = key.into();
         let value = value.into();
         match self.attrs.iter_mut().find(|(k, _)| *k == key) {
@@ -165,7 +166,7 @@ impl OwnedNode {
     /// let node = OwnedNode::new("message").jid_attr("to", Jid::new("123", Server::Group));
     /// assert_eq!(node.get_attr("to").unwrap().as_jid(), Some(Jid::new("123", Server::Group)));
     /// ```
-    pub fn jid_attr(self, key: impl Into<String>, jid: Jid<'_>) -> Self {
+    pub fn jid_attr(self, key: impl Into<SmallStr>, jid: Jid<'_>) -> Self {
         self.attr(key, OwnedValue::Jid(jid.into()))
     }
 
@@ -311,11 +312,11 @@ impl<'a> Node<'a> {
                 ),
             };
             let shell = OwnedNode {
-                tag: node.tag().to_owned(),
+                tag: node.tag().into(),
                 attrs: node
                     .attrs()
                     .iter()
-                    .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
+                    .map(|(k, v)| (SmallStr::from(k), OwnedValue::from(v)))
                     .collect(),
                 content,
             };
@@ -534,7 +535,7 @@ impl OwnedValue {
     /// The text, if this is not a JID.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            OwnedValue::Str(s) => Some(s),
+            OwnedValue::Str(s) => Some(s.as_str()),
             OwnedValue::Jid(_) => None,
         }
     }
@@ -569,7 +570,7 @@ impl PartialEq<&str> for OwnedValue {
 impl From<Value<'_>> for OwnedValue {
     fn from(value: Value<'_>) -> Self {
         match value {
-            Value::Str(s) => OwnedValue::Str(s.to_owned()),
+            Value::Str(s) => OwnedValue::Str(s.into()),
             Value::Jid(j) => OwnedValue::Jid(j.into()),
         }
     }
@@ -577,19 +578,25 @@ impl From<Value<'_>> for OwnedValue {
 
 impl From<&str> for OwnedValue {
     fn from(s: &str) -> Self {
-        OwnedValue::Str(s.to_owned())
+        OwnedValue::Str(s.into())
     }
 }
 
 impl From<String> for OwnedValue {
     fn from(s: String) -> Self {
-        OwnedValue::Str(s)
+        OwnedValue::Str(s.into())
     }
 }
 
 impl From<&String> for OwnedValue {
     fn from(s: &String) -> Self {
-        OwnedValue::Str(s.clone())
+        OwnedValue::Str(s.into())
+    }
+}
+
+impl From<SmallStr> for OwnedValue {
+    fn from(s: SmallStr) -> Self {
+        OwnedValue::Str(s)
     }
 }
 
@@ -608,7 +615,7 @@ impl From<Jid<'_>> for OwnedValue {
 /// `"true"` / `"false"`, as WhatsApp's own builder writes them.
 impl From<bool> for OwnedValue {
     fn from(b: bool) -> Self {
-        OwnedValue::Str(if b { "true" } else { "false" }.to_owned())
+        OwnedValue::Str(if b { "true" } else { "false" }.into())
     }
 }
 
@@ -617,7 +624,7 @@ macro_rules! value_from_integer {
         /// The decimal form (which the encoder nibble-packs).
         impl From<$t> for OwnedValue {
             fn from(n: $t) -> Self {
-                OwnedValue::Str(n.to_string())
+                OwnedValue::Str(n.to_string().into())
             }
         }
     )*};

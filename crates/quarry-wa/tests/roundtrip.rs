@@ -75,13 +75,13 @@ fn not_raw(t: &Text) -> bool {
 
 fn build(g: &GenNode) -> OwnedNode {
     OwnedNode {
-        tag: g.tag.text.clone(),
+        tag: g.tag.text.clone().into(),
         attrs: g
             .attrs
             .iter()
             .map(|(k, v)| {
                 let v = match v {
-                    GenValue::Text(t) => OwnedValue::Str(t.text.clone()),
+                    GenValue::Text(t) => OwnedValue::Str(t.text.clone().into()),
                     GenValue::Jid(j) => OwnedValue::Jid(j.clone()),
                 };
                 (k.text.clone(), v)
@@ -99,17 +99,17 @@ fn build(g: &GenNode) -> OwnedNode {
 /// The tree a decode must give back for `g`.
 fn expect(g: &GenNode) -> OwnedNode {
     OwnedNode {
-        tag: g.tag.text.clone(),
+        tag: g.tag.text.clone().into(),
         attrs: g
             .attrs
             .iter()
             .map(|(k, v)| {
                 let v = match v {
                     GenValue::Text(t) if is_token(&t.text) || packable(&t.text) => {
-                        OwnedValue::Str(t.text.clone())
+                        OwnedValue::Str(t.text.clone().into())
                     }
                     GenValue::Text(Text { jid: Some(j), .. }) => OwnedValue::Jid(j.clone()),
-                    GenValue::Text(t) => OwnedValue::Str(t.text.clone()),
+                    GenValue::Text(t) => OwnedValue::Str(t.text.clone().into()),
                     GenValue::Jid(j) => OwnedValue::Jid(j.clone()),
                 };
                 (k.text.clone(), v)
@@ -373,13 +373,13 @@ fn to_peer(g: &GenNode) -> peer::node::Node {
 
 fn from_peer(n: &peer::node::NodeRef<'_>) -> OwnedNode {
     OwnedNode {
-        tag: n.tag.to_string(),
+        tag: n.tag.to_string().into(),
         attrs: n
             .attrs
             .iter()
             .map(|(k, v)| {
                 let v = match v {
-                    ValueRef::String(s) => OwnedValue::Str(s.to_string()),
+                    ValueRef::String(s) => OwnedValue::Str(s.to_string().into()),
                     ValueRef::Jid(j) => OwnedValue::Jid(OwnedJid {
                         user: j.user.to_string(),
                         server: Server::from_name(j.server.as_str()).unwrap(),
