@@ -437,3 +437,26 @@ fn nesting_up_to_the_depth_limit() {
         DecodeError::DepthLimit { limit: 128, .. }
     ));
 }
+
+#[test]
+fn an_owned_stanza_survives_moves_and_slices_without_copying() {
+    use quarry_core::bytes::Bytes;
+    let node = OwnedNode::new("iq")
+        .attr("id", "abc")
+        .bytes(b"payload".to_vec());
+    let stanza =
+        quarry_wa::OwnedStanza::decode(Bytes::from(quarry_wa::encode(&node).unwrap())).unwrap();
+    // Moved through a Box and a Vec before anything is read back.
+    let mut moved = vec![*Box::new(stanza)];
+    let stanza = moved.pop().unwrap();
+    let root = stanza.get();
+    assert_eq!(root.tag(), "iq");
+    assert!(root.attr("id").unwrap() == "abc");
+    assert_eq!(root.content_bytes(), Some(&b"payload"[..]));
+    assert_eq!(root.to_owned_node(), node);
+
+    let content = root.content_bytes().unwrap();
+    let view = stanza.slice_bytes(content);
+    assert_eq!(&view[..], b"payload");
+    assert_eq!(view.as_ptr(), content.as_ptr(), "slice_bytes copied");
+}
