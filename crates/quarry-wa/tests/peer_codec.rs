@@ -460,3 +460,29 @@ fn an_owned_stanza_survives_moves_and_slices_without_copying() {
     assert_eq!(&view[..], b"payload");
     assert_eq!(view.as_ptr(), content.as_ptr(), "slice_bytes copied");
 }
+
+#[test]
+fn dictionary_edges() {
+    let dict = quarry_wa::Dictionary::v3();
+    assert_eq!(dict.lookup("xyzzy_not_a_token_12345"), None);
+    assert_eq!(dict.lookup(""), None);
+    // Index 0 is LIST_EMPTY's byte, not a token (the peer returns "" there;
+    // see docs/wa-format.md), and no tag byte is a token.
+    assert_eq!(dict.single(0), None);
+    for byte in [
+        LIST_8, LIST_16, JID_PAIR, HEX_8, BINARY_8, BINARY_20, 0xFE, NIBBLE_8,
+    ] {
+        assert_eq!(dict.single(byte), None, "{byte:#x}");
+    }
+    let first = dict.single(1).unwrap();
+    for near in [
+        format!("{first}_modified"),
+        format!("prefix_{first}"),
+        format!("{first}!"),
+    ] {
+        assert_eq!(dict.lookup(&near), None, "{near}");
+    }
+    for (table, index) in [(4, 0), (5, 100), (255, 0)] {
+        assert_eq!(dict.double(table, index), None);
+    }
+}
