@@ -624,7 +624,7 @@ macro_rules! value_from_integer {
         /// The decimal form (which the encoder nibble-packs).
         impl From<$t> for OwnedValue {
             fn from(n: $t) -> Self {
-                OwnedValue::Str(n.to_string().into())
+                OwnedValue::Str(SmallStr::display(n))
             }
         }
     )*};

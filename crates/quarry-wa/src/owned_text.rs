@@ -70,6 +70,48 @@ impl SmallStr {
     }
 }
 
+impl SmallStr {
+    /// The `Display` text of `value`, written inline when it fits (any
+    /// integer does), so nothing is allocated for it.
+    ///
+    /// ```
+    /// let t = quarry_wa::SmallStr::display(1_700_000_000u64);
+    /// assert_eq!(t, "1700000000");
+    /// assert!(t.is_inline());
+    /// ```
+    pub fn display(value: impl fmt::Display) -> Self {
+        struct Inline {
+            len: usize,
+            bytes: [u8; SmallStr::INLINE],
+        }
+        impl fmt::Write for Inline {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
+                self.bytes
+                    .get_mut(self.len..end)
+                    .ok_or(fmt::Error)?
+                    .copy_from_slice(s.as_bytes());
+                self.len = end;
+                Ok(())
+            }
+        }
+        let mut out = Inline {
+            len: 0,
+            bytes: [0; Self::INLINE],
+        };
+        match (
+            fmt::write(&mut out, format_args!("{value}")),
+            u8::try_from(out.len),
+        ) {
+            (Ok(()), Ok(len)) => SmallStr(Repr::Inline {
+                len,
+                bytes: out.bytes,
+            }),
+            _ => SmallStr(Repr::Heap(value.to_string())),
+        }
+    }
+}
+
 impl Default for SmallStr {
     fn default() -> Self {
         Self::new()
