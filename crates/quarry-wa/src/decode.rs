@@ -796,13 +796,14 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[inline(never)]
     fn missing_text(&mut self, slot: Slot) -> Fail {
         let offset = self.pos().saturating_sub(1);
-        self.fail(DecodeError::Malformed {
+        self.fail(DecodeError::UnexpectedByte {
             offset,
-            what: match slot {
-                Slot::Tag => "empty node tag",
-                Slot::Key => "empty attribute key",
-                Slot::JidUser => "empty JID user",
-                Slot::JidServer => "missing JID server",
+            byte: LIST_EMPTY,
+            context: match slot {
+                Slot::Tag => "LIST_EMPTY where a node tag must be",
+                Slot::Key => "LIST_EMPTY where an attribute key must be",
+                Slot::JidUser => "LIST_EMPTY where a JID user must be",
+                Slot::JidServer => "LIST_EMPTY where a JID server must be",
             },
         })
     }
@@ -975,9 +976,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[cold]
     #[inline(never)]
     fn invalid_nibble(&mut self, offset: usize) -> Fail {
-        self.fail(DecodeError::Malformed {
+        let byte = self.byte_at(offset);
+        self.fail(DecodeError::UnexpectedByte {
             offset,
-            what: "invalid nibble in packed string",
+            byte,
+            context: "a NIBBLE_8 byte holding a nibble 12, 13 or 14",
         })
     }
 
@@ -987,9 +990,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     fn read_jid_text(&mut self, byte: u8, slot: Slot) -> R<&'a str> {
         let at = self.pos().saturating_sub(1);
         if matches!(slot, Slot::JidUser | Slot::JidServer) {
-            return Err(self.fail(DecodeError::Malformed {
+            return Err(self.fail(DecodeError::UnexpectedByte {
                 offset: at,
-                what: "JID nested in a JID",
+                byte,
+                context: "a JID tag inside a JID",
             }));
         }
         let jid = self.read_jid(byte)?;
@@ -1062,9 +1066,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[cold]
     #[inline(never)]
     fn invalid_ad_domain(&mut self, offset: usize) -> Fail {
-        self.fail(DecodeError::Malformed {
+        let byte = self.byte_at(offset);
+        self.fail(DecodeError::UnexpectedByte {
             offset,
-            what: "invalid AD_JID domain",
+            byte,
+            context: "not an AD_JID domain",
         })
     }
 
@@ -1110,11 +1116,27 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let name = self.read_required_text(Slot::JidServer)?;
         match Server::from_name(name) {
             Some(server) => Ok(server),
-            None => Err(self.fail(DecodeError::Malformed {
-                offset: at,
-                what: "unknown JID server",
-            })),
+            None => Err(self.wrong_server(at, "not one of the twelve JID servers")),
         }
+    }
+
+    /// The server slot at `offset` names no server, or the wrong one: the
+    /// error names the slot's first byte (its token, or its string tag).
+    #[cold]
+    #[inline(never)]
+    fn wrong_server(&mut self, offset: usize, context: &'static str) -> Fail {
+        let byte = self.byte_at(offset);
+        self.fail(DecodeError::UnexpectedByte {
+            offset,
+            byte,
+            context,
+        })
+    }
+
+    /// The input byte at `offset`, for an error that names it (0 past the
+    /// end, which no caller asks for).
+    fn byte_at(&self, offset: usize) -> u8 {
+        self.input.get(offset).copied().unwrap_or(0)
     }
 
     fn expect_server(&mut self, want: Server) -> R<()> {
@@ -1122,10 +1144,13 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         if self.read_server()? == want {
             Ok(())
         } else {
-            Err(self.fail(DecodeError::Malformed {
-                offset: at,
-                what: "wrong JID server",
-            }))
+            Err(self.wrong_server(
+                at,
+                match want {
+                    Server::Interop => "an INTEROP_JID server other than interop",
+                    _ => "an FB_JID server other than msgr",
+                },
+            ))
         }
     }
 }

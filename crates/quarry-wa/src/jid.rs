@@ -101,6 +101,40 @@ impl Server {
             Server::Pn | Server::Lid | Server::Hosted | Server::HostedLid
         )
     }
+
+    /// `s.whatsapp.net` and `hosted`: servers whose users are phone
+    /// numbers' accounts (the phone-number side of WhatsApp's LID mapping).
+    pub const fn is_pn_family(self) -> bool {
+        matches!(self, Server::Pn | Server::Hosted)
+    }
+
+    /// `lid` and `hosted.lid`: servers whose users are LIDs.
+    pub const fn is_lid_family(self) -> bool {
+        matches!(self, Server::Lid | Server::HostedLid)
+    }
+
+    /// Whether a user on this server is (or may be) a phone number, which
+    /// [`Jid::observe`] hides in logs.
+    pub const fn carries_phone_number(self) -> bool {
+        matches!(
+            self,
+            Server::Pn | Server::Hosted | Server::LegacyUser | Server::Messenger | Server::Interop
+        )
+    }
+
+    /// Whether a JID's agent is part of its text and identity on this
+    /// server: true except on the four device servers
+    /// ([`is_ad_capable`](Self::is_ad_capable)), whose wire form has no
+    /// agent, so an agent set there is neither printed nor compared.
+    ///
+    /// ```
+    /// use quarry_wa::Server;
+    /// assert!(Server::Bot.renders_agent());
+    /// assert!(!Server::HostedLid.renders_agent());
+    /// ```
+    pub const fn renders_agent(self) -> bool {
+        !self.is_ad_capable()
+    }
 }
 
 impl fmt::Display for Server {
@@ -194,19 +228,247 @@ impl<'a> Jid<'a> {
         self.integrator
     }
 
+    /// The agent as far as text and identity go: the agent where the
+    /// server renders one ([`Server::renders_agent`]), 0 on the device
+    /// servers. Equality, hashing and [`Display`](fmt::Display) use this.
+    ///
+    /// ```
+    /// use quarry_wa::{Jid, Server};
+    /// assert_eq!(Jid::new("1", Server::Pn).with_agent(2).identity_agent(), 0);
+    /// assert_eq!(Jid::new("1", Server::Bot).with_agent(2).identity_agent(), 2);
+    /// ```
+    pub const fn identity_agent(&self) -> u8 {
+        if self.server.renders_agent() {
+            self.agent
+        } else {
+            0
+        }
+    }
+
+    /// A phone-number user: `user@s.whatsapp.net`.
+    pub const fn pn(user: &'a str) -> Self {
+        Self::new(user, Server::Pn)
+    }
+
+    /// A LID user: `user@lid`.
+    pub const fn lid(user: &'a str) -> Self {
+        Self::new(user, Server::Lid)
+    }
+
+    /// A group: `id@g.us`.
+    pub const fn group(id: &'a str) -> Self {
+        Self::new(id, Server::Group)
+    }
+
+    /// A newsletter (channel): `id@newsletter`.
+    pub const fn newsletter(id: &'a str) -> Self {
+        Self::new(id, Server::Newsletter)
+    }
+
+    /// `status@broadcast`, where status updates go.
+    pub const fn status_broadcast() -> Self {
+        Self::new(STATUS_BROADCAST_USER, Server::Broadcast)
+    }
+
+    /// A phone-number user's device: `user:device@s.whatsapp.net`.
+    pub const fn pn_device(user: &'a str, device: u16) -> Self {
+        Self::new(user, Server::Pn).with_device(device)
+    }
+
+    /// A LID user's device: `user:device@lid`.
+    pub const fn lid_device(user: &'a str, device: u16) -> Self {
+        Self::new(user, Server::Lid).with_device(device)
+    }
+
+    /// True on `s.whatsapp.net` (not `hosted`: see [`Server::is_pn_family`]).
+    pub fn is_pn(&self) -> bool {
+        self.server == Server::Pn
+    }
+
+    /// True on `lid` (not `hosted.lid`: see [`Server::is_lid_family`]).
+    pub fn is_lid(&self) -> bool {
+        self.server == Server::Lid
+    }
+
     /// True for group JIDs (`…@g.us`).
     pub fn is_group(&self) -> bool {
         self.server == Server::Group
     }
 
-    /// True for LID users (`…@lid`, `…@hosted.lid`).
-    pub fn is_lid(&self) -> bool {
-        matches!(self.server, Server::Lid | Server::HostedLid)
+    /// True for a device of a user (`:N` with N > 0) on one of the four
+    /// device servers (`s.whatsapp.net`, `lid`, `hosted`, `hosted.lid`).
+    pub fn is_ad(&self) -> bool {
+        self.device > 0 && self.server.is_ad_capable()
     }
 
-    /// True when a device is named (`:N` with N > 0).
-    pub fn is_ad(&self) -> bool {
-        self.device > 0
+    /// True for an interop user with an integrator.
+    pub fn is_interop(&self) -> bool {
+        self.server == Server::Interop && self.integrator > 0
+    }
+
+    /// True for a Messenger user's device.
+    pub fn is_messenger(&self) -> bool {
+        self.server == Server::Messenger && self.device > 0
+    }
+
+    /// True for a broadcast list (`…@broadcast`, any user but `status`).
+    pub fn is_broadcast_list(&self) -> bool {
+        self.server == Server::Broadcast && self.user() != STATUS_BROADCAST_USER
+    }
+
+    /// True for `status@broadcast`.
+    pub fn is_status_broadcast(&self) -> bool {
+        self.server == Server::Broadcast && self.user() == STATUS_BROADCAST_USER
+    }
+
+    /// True for WhatsApp's announcements account, `0@s.whatsapp.net` (or
+    /// `0@c.us`).
+    pub fn is_psa(&self) -> bool {
+        matches!(self.server, Server::Pn | Server::LegacyUser) && self.user() == PSA_USER
+    }
+
+    /// True for a bot: any `…@bot`, and the primary device of the phone
+    /// numbers WhatsApp's bots use (`1313555…`, `131655500…`).
+    pub fn is_bot(&self) -> bool {
+        self.server == Server::Bot
+            || (self.server == Server::Pn
+                && self.device == 0
+                && (self.user().starts_with("1313555") || self.user().starts_with("131655500")))
+    }
+
+    /// True for a newsletter (`…@newsletter`).
+    pub fn is_newsletter(&self) -> bool {
+        self.server == Server::Newsletter
+    }
+
+    /// True for a hosted (Cloud API) device: device 99 on any server, or
+    /// any JID on `hosted` or `hosted.lid`.
+    pub fn is_hosted(&self) -> bool {
+        self.device == 99 || matches!(self.server, Server::Hosted | Server::HostedLid)
+    }
+
+    /// True when the users are the same (servers and devices aside).
+    pub fn is_same_user_as(&self, other: &Jid<'_>) -> bool {
+        self.user() == other.user()
+    }
+
+    /// True when both address the same chat: equal apart from the device
+    /// (user, server, integrator, and the agent where it is rendered).
+    ///
+    /// ```
+    /// use quarry_wa::Jid;
+    /// let phone = Jid::pn("5511999887766");
+    /// assert!(phone.is_same_chat_as(&phone.with_device(33)));
+    /// assert!(!phone.is_same_chat_as(&Jid::lid("5511999887766")));
+    /// ```
+    pub fn is_same_chat_as(&self, other: &Jid<'_>) -> bool {
+        self.server == other.server
+            && self.integrator == other.integrator
+            && self.identity_agent() == other.identity_agent()
+            && self.user() == other.user()
+    }
+
+    /// True when user, server and device are equal (agent and integrator
+    /// aside): the same device.
+    pub fn device_eq(&self, other: &Jid<'_>) -> bool {
+        self.device_key() == other.device_key()
+    }
+
+    /// A key of the device (user, server, device) for sets and maps; it
+    /// borrows the user, packed or not.
+    pub fn device_key(&self) -> DeviceKey<'a> {
+        DeviceKey {
+            user: self.user(),
+            server: self.server,
+            device: self.device,
+        }
+    }
+
+    /// The same JID without device and agent (`user@server`; the
+    /// integrator stays).
+    ///
+    /// ```
+    /// use quarry_wa::Jid;
+    /// assert_eq!(Jid::pn_device("1234567890", 33).to_non_ad(), "1234567890@s.whatsapp.net");
+    /// ```
+    pub const fn to_non_ad(&self) -> Jid<'a> {
+        Self {
+            agent: 0,
+            device: 0,
+            ..*self
+        }
+    }
+
+    /// This user's device `device`, on the hosted server of its family
+    /// when `is_hosted` (`s.whatsapp.net` and `hosted` give `hosted`, `lid`
+    /// and `hosted.lid` give `hosted.lid`) and on the plain one otherwise;
+    /// other servers stay as they are.
+    pub const fn with_device_hosting(self, device: u16, is_hosted: bool) -> Self {
+        let server = match (self.server, is_hosted) {
+            (Server::Pn | Server::Hosted, true) => Server::Hosted,
+            (Server::Pn | Server::Hosted, false) => Server::Pn,
+            (Server::Lid | Server::HostedLid, true) => Server::HostedLid,
+            (Server::Lid | Server::HostedLid, false) => Server::Lid,
+            (server, _) => server,
+        };
+        Self {
+            server,
+            device,
+            ..self
+        }
+    }
+
+    /// The text of [`to_non_ad`](Self::to_non_ad), in one allocation.
+    pub fn to_non_ad_string(&self) -> String {
+        let jid = self.to_non_ad();
+        let mut out = String::with_capacity(jid.rendered_len());
+        {
+            use fmt::Write;
+            // Writing into a String cannot fail.
+            let _ = write!(out, "{jid}");
+        }
+        out
+    }
+
+    /// The user before any `:` (`"123:4"` gives `"123"`): the user of a
+    /// device given in the user part.
+    pub fn user_base(&self) -> JidUser<'a> {
+        let user = self.user();
+        match user.as_unpacked_str().and_then(|t| t.split_once(':')) {
+            Some((base, _)) => JidUser::text(base),
+            None => user,
+        }
+    }
+
+    /// The user as text: borrowed when it is held as text, expanded
+    /// (allocated) when it arrived packed. Works for every user, unlike
+    /// [`JidUser::as_unpacked_str`].
+    ///
+    /// ```
+    /// use quarry_wa::Jid;
+    /// assert_eq!(Jid::pn("5511999887766").user_string(), "5511999887766");
+    /// ```
+    pub fn user_string(&self) -> Cow<'a, str> {
+        self.user().to_text()
+    }
+
+    /// A form for logs that hides phone numbers: on servers whose users
+    /// are phone numbers ([`Server::carries_phone_number`]) the user is
+    /// shown as `pn#` and 16 hex digits of a hash keyed per process (the
+    /// same user gives the same token within one run, nothing that can be
+    /// reversed by hashing every number), and a legacy group or broadcast
+    /// id `<phone>-<time>` has its phone part hidden the same way. Other
+    /// JIDs (LIDs, groups, newsletters, bots) display in full.
+    ///
+    /// ```
+    /// use quarry_wa::Jid;
+    /// let shown = Jid::pn_device("5511999998888", 7).observe().to_string();
+    /// assert!(shown.starts_with("pn#") && shown.ends_with(":7@s.whatsapp.net"));
+    /// assert!(!shown.contains("5511999998888"));
+    /// assert_eq!(Jid::lid("123456789").observe().to_string(), "123456789@lid");
+    /// ```
+    pub const fn observe(&self) -> ObservedJid<'a> {
+        ObservedJid(*self)
     }
 
     /// Length in bytes of the rendered form.
@@ -227,8 +489,9 @@ impl<'a> Jid<'a> {
             return self.server.as_str().len();
         }
         let mut len = user.len() + 1 + self.server.as_str().len();
-        if self.agent > 0 {
-            len += 1 + decimal_len(u32::from(self.agent));
+        let agent = self.identity_agent();
+        if agent > 0 {
+            len += 1 + decimal_len(u32::from(agent));
         }
         if self.device > 0 {
             len += 1 + decimal_len(u32::from(self.device));
@@ -271,8 +534,9 @@ impl fmt::Display for Jid<'_> {
             return f.write_str(self.server.as_str());
         }
         fmt::Display::fmt(&user, f)?;
-        if self.agent > 0 {
-            write!(f, ".{}", self.agent)?;
+        let agent = self.identity_agent();
+        if agent > 0 {
+            write!(f, ".{agent}")?;
         }
         if self.device > 0 {
             write!(f, ":{}", self.device)?;
@@ -282,11 +546,12 @@ impl fmt::Display for Jid<'_> {
 }
 
 /// Equal when the rendered JIDs and the integrators are equal (a packed
-/// and a text user with the same characters are the same user).
+/// and a text user with the same characters are the same user; an agent on
+/// a device server, which is not rendered, takes no part).
 impl PartialEq for Jid<'_> {
     fn eq(&self, other: &Self) -> bool {
         self.server == other.server
-            && self.agent == other.agent
+            && self.identity_agent() == other.identity_agent()
             && self.device == other.device
             && self.integrator == other.integrator
             && self.user() == other.user()
@@ -298,7 +563,13 @@ impl Eq for Jid<'_> {}
 impl std::hash::Hash for Jid<'_> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.user().hash(state);
-        (self.server, self.agent, self.device, self.integrator).hash(state);
+        (
+            self.server,
+            self.identity_agent(),
+            self.device,
+            self.integrator,
+        )
+            .hash(state);
     }
 }
 
@@ -320,9 +591,9 @@ impl PartialEq<str> for Jid<'_> {
         }
         let mut digits = [0u8; 10];
         let mut chars = [0u8; 2 * PACKED_MAX];
+        let agent = self.identity_agent();
         eat(user.render(&mut chars))
-            && (self.agent == 0
-                || (eat(b".") && eat(write_decimal(u32::from(self.agent), &mut digits))))
+            && (agent == 0 || (eat(b".") && eat(write_decimal(u32::from(agent), &mut digits))))
             && (self.device == 0
                 || (eat(b":") && eat(write_decimal(u32::from(self.device), &mut digits))))
             && eat(b"@")
@@ -362,9 +633,10 @@ pub(crate) fn render_into(jid: &Jid<'_>, out: &mut [u8]) {
     let mut digits = [0u8; 10];
     let mut chars = [0u8; 2 * PACKED_MAX];
     put(user.render(&mut chars));
-    if jid.agent > 0 {
+    let agent = jid.identity_agent();
+    if agent > 0 {
         put(b".");
-        put(write_decimal(u32::from(jid.agent), &mut digits));
+        put(write_decimal(u32::from(agent), &mut digits));
     }
     if jid.device > 0 {
         put(b":");
@@ -395,7 +667,7 @@ enum UserForm {
 /// assert_eq!(jid.user(), "5511999990000");
 /// assert_eq!(jid.user().len(), 13);
 /// assert_eq!(jid.user().to_text(), "5511999990000");
-/// assert_eq!(JidUser::text("abc").as_str(), Some("abc"));
+/// assert_eq!(JidUser::text("abc").as_unpacked_str(), Some("abc"));
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct JidUser<'a> {
@@ -434,8 +706,10 @@ impl<'a> JidUser<'a> {
         }
     }
 
-    /// The text, when the user is held as text (not packed).
-    pub fn as_str(self) -> Option<&'a str> {
+    /// The text, when the user is held as text; `None` when it arrived
+    /// packed (phone numbers, LIDs). [`to_text`](Self::to_text) works for
+    /// both.
+    pub fn as_unpacked_str(self) -> Option<&'a str> {
         match self.form {
             // Text users are only ever made from a `&str`, so this holds.
             UserForm::Text => quarry_core::utf8::to_str(self.bytes),
@@ -446,7 +720,7 @@ impl<'a> JidUser<'a> {
     /// The user as text: borrowed when held as text, expanded (allocated)
     /// when packed.
     pub fn to_text(self) -> Cow<'a, str> {
-        match self.as_str() {
+        match self.as_unpacked_str() {
             Some(text) => Cow::Borrowed(text),
             None => {
                 let mut chars = [0u8; 2 * PACKED_MAX];
@@ -473,6 +747,12 @@ impl<'a> JidUser<'a> {
     /// True for the empty user.
     pub fn is_empty(self) -> bool {
         self.len() == 0
+    }
+
+    /// True when the text starts with `prefix` (nothing is allocated).
+    pub fn starts_with(self, prefix: &str) -> bool {
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        self.render(&mut chars).starts_with(prefix.as_bytes())
     }
 
     /// The text's bytes, expanded into `buf` when packed. A packed user
@@ -545,6 +825,75 @@ impl PartialEq<&str> for JidUser<'_> {
     }
 }
 
+/// The user of `status@broadcast`.
+pub const STATUS_BROADCAST_USER: &str = "status";
+
+/// The user of WhatsApp's announcements account (`0@s.whatsapp.net`).
+pub const PSA_USER: &str = "0";
+
+/// A device's identity (user, server, device), from [`Jid::device_key`]:
+/// equal keys are the same device. Hashes the user as text, so a packed
+/// and a text user give the same key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeviceKey<'a> {
+    /// The user.
+    pub user: JidUser<'a>,
+    /// The server.
+    pub server: Server,
+    /// The device.
+    pub device: u16,
+}
+
+/// A JID displayed for logs, phone numbers hidden: see [`Jid::observe`].
+#[derive(Clone, Copy, Debug)]
+pub struct ObservedJid<'a>(Jid<'a>);
+
+/// The per-process keyed hash that stands in for a phone number in logs.
+fn observe_token(text: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    KEY.get_or_init(std::collections::hash_map::RandomState::new)
+        .hash_one(text)
+}
+
+impl fmt::Display for ObservedJid<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let jid = self.0;
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        let user = jid.user().render(&mut chars);
+        let (hidden, rest): (&[u8], &[u8]) = if user.is_empty() {
+            (&[], &[])
+        } else if jid.server.carries_phone_number() {
+            (user, &[])
+        } else if matches!(jid.server, Server::Group | Server::Broadcast) {
+            match user.iter().position(|&b| b == b'-') {
+                Some(i) if i > 0 && user.iter().take(i).all(u8::is_ascii_digit) => user.split_at(i),
+                _ => (&[], &[]),
+            }
+        } else {
+            (&[], &[])
+        };
+        if hidden.is_empty() {
+            return fmt::Display::fmt(&jid, f);
+        }
+        write!(
+            f,
+            "pn#{:016x}{}",
+            observe_token(hidden),
+            String::from_utf8_lossy(rest)
+        )?;
+        let agent = jid.identity_agent();
+        if agent > 0 {
+            write!(f, ".{agent}")?;
+        }
+        if jid.device > 0 {
+            write!(f, ":{}", jid.device)?;
+        }
+        write!(f, "@{}", jid.server.as_str())
+    }
+}
+
 /// Why a JID's text form did not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid JID {text:?}: {why}")]
@@ -557,9 +906,13 @@ pub struct JidParseError {
 
 impl<'a> Jid<'a> {
     /// Parse the text form `user[.agent][:device]@server` (or a bare
-    /// server), borrowing the user from `text`. As in WhatsApp's own parser,
-    /// `.N` is an agent only on servers other than `s.whatsapp.net` and `lid`
-    /// (LID users may contain dots).
+    /// server), borrowing the user from `text`, with WhatsApp's rules for
+    /// the dot:
+    /// * on `lid`, dots belong to the user;
+    /// * on `s.whatsapp.net`, a user with no `:device` that ends in `.N`
+    ///   (N a `u16`) is the legacy spelling of device N;
+    /// * elsewhere a trailing `.N` is the agent when N fits a byte, and part
+    ///   of the user when it does not (`123.999@interop` is user `123.999`).
     ///
     /// ```
     /// use quarry_wa::{Jid, Server};
@@ -567,6 +920,9 @@ impl<'a> Jid<'a> {
     /// let jid = Jid::parse("5511999990000:7@s.whatsapp.net").unwrap();
     /// assert_eq!(jid.user(), "5511999990000");
     /// assert_eq!((jid.device(), jid.server()), (7, Server::Pn));
+    /// assert_eq!(Jid::parse("5511999990000.7@s.whatsapp.net").unwrap(), jid);
+    /// assert_eq!(Jid::parse("123.4@bot").unwrap().agent(), 4);
+    /// assert_eq!(Jid::parse("123.999@bot").unwrap().user(), "123.999");
     /// assert!(Jid::parse("g.us").unwrap().user().is_empty());
     /// assert!(Jid::parse("someone@example.com").is_err());
     /// ```
@@ -577,22 +933,36 @@ impl<'a> Jid<'a> {
         };
         let (user_part, server_name) = text.rsplit_once('@').unwrap_or(("", text));
         let server = Server::from_name(server_name).ok_or_else(|| fail("unknown server"))?;
-        let (mut user, device) = match user_part.rsplit_once(':') {
+        let (mut user, mut device, has_device) = match user_part.rsplit_once(':') {
             Some((user, device)) => (
                 user,
                 device
                     .parse::<u16>()
                     .map_err(|_| fail("bad device number"))?,
+                true,
             ),
-            None => (user_part, 0),
+            None => (user_part, 0, false),
         };
         let mut agent = 0;
-        if !matches!(server, Server::Pn | Server::Lid)
-            && let Some((head, tail)) = user.rsplit_once('.')
-            && let Ok(n) = tail.parse::<u16>()
-        {
-            agent = u8::try_from(n).map_err(|_| fail("agent out of range"))?;
-            user = head;
+        match server {
+            Server::Lid => {}
+            Server::Pn => {
+                if !has_device
+                    && let Some((head, tail)) = user.rsplit_once('.')
+                    && let Ok(n) = tail.parse::<u16>()
+                {
+                    device = n;
+                    user = head;
+                }
+            }
+            _ => {
+                if let Some((head, tail)) = user.rsplit_once('.')
+                    && let Ok(n) = tail.parse::<u8>()
+                {
+                    agent = n;
+                    user = head;
+                }
+            }
         }
         Ok(Jid::new(user, server).with_device(device).with_agent(agent))
     }

@@ -49,6 +49,7 @@ mod jid;
 mod node;
 mod owned;
 mod owned_stanza;
+mod owned_text;
 mod packed;
 mod token_index;
 pub mod wire;
@@ -60,10 +61,16 @@ pub use decode::{
     estimate_arena_bytes, max_arena_bytes,
 };
 pub use dictionary::{Dictionary, Token};
-pub use encode::{EncodeError, EncodeNode, Encoder, MAX_DEPTH, encode, encode_frame, encode_into};
+pub use encode::{
+    EncodeError, EncodeNode, Encoder, MAX_DEPTH, encode, encode_frame, encode_frame_to,
+    encode_into, encode_to, encoded_len,
+};
 pub use frame::{arena_for_frame, decode_frame};
-pub use jid::{Jid, JidParseError, JidUser, Server};
+pub use jid::{
+    DeviceKey, Jid, JidParseError, JidUser, ObservedJid, PSA_USER, STATUS_BROADCAST_USER, Server,
+};
 pub use node::{Attrs, ChildIter, Children, Content, Node, Value};
-pub use owned::{OwnedContent, OwnedJid, OwnedNode, OwnedValue};
+pub use owned::{AttrKey, OwnedContent, OwnedJid, OwnedNode, OwnedValue};
 pub use owned_stanza::{NodeRoot, OwnedStanza};
+pub use owned_text::{Attr, AttrList, SmallStr};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};

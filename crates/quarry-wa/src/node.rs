@@ -84,7 +84,13 @@ impl<'a> Node<'a> {
     /// The attribute `key` when it is text (not a JID).
     #[inline]
     pub fn attr_str(self, key: &str) -> Option<&'a str> {
-        self.attr(key).and_then(Value::as_str)
+        self.attr(key).and_then(Value::as_plain_str)
+    }
+
+    /// A typed reader of the attributes that collects errors (what
+    /// WhatsApp's `node.attrs()` gives; see [`AttrParser`](crate::AttrParser)).
+    pub fn attr_parser(self) -> crate::AttrParser<'a> {
+        crate::AttrParser::new(self.attrs())
     }
 
     /// The content.
@@ -413,9 +419,15 @@ pub enum Value<'a> {
 }
 
 impl<'a> Value<'a> {
-    /// The text, if this is not a JID.
+    /// The value as text, as WhatsApp's `as_str` gives it: borrowed text,
+    /// or a JID rendered (allocated). The same as [`to_text`](Self::to_text).
+    pub fn as_str(self) -> Cow<'a, str> {
+        self.to_text()
+    }
+
+    /// The text, if this is not a JID (nothing allocated).
     #[inline]
-    pub fn as_str(self) -> Option<&'a str> {
+    pub fn as_plain_str(self) -> Option<&'a str> {
         match self {
             Value::Str(s) => Some(s),
             Value::Jid(_) => None,
@@ -428,6 +440,22 @@ impl<'a> Value<'a> {
         match self {
             Value::Jid(j) => Some(j),
             Value::Str(_) => None,
+        }
+    }
+
+    /// The value as a JID: a structured JID as it is, text that parses as
+    /// one ([`Jid::parse`]) borrowed; `None` for other text.
+    ///
+    /// ```
+    /// use quarry_wa::{Jid, Value};
+    /// let text = Value::Str("5511999887766:2@s.whatsapp.net");
+    /// assert_eq!(text.to_jid(), Some(Jid::pn_device("5511999887766", 2)));
+    /// assert_eq!(Value::Str("hello").to_jid(), None);
+    /// ```
+    pub fn to_jid(self) -> Option<Jid<'a>> {
+        match self {
+            Value::Jid(j) => Some(j),
+            Value::Str(s) => Jid::parse(s).ok(),
         }
     }
 

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::jid::{Jid, JidParseError, Server};
 use crate::node::{Content, Node, Value};
+use crate::owned_text::{AttrList, SmallStr};
 
 /// A node that owns its strings: the tree you build to send a stanza, or a
 /// decoded [`Node`] copied out of its arena with [`Node::to_owned_node`].
@@ -32,13 +33,16 @@ use crate::node::{Content, Node, Value};
 #[derive(Default, Eq)]
 pub struct OwnedNode {
     /// The tag (description). Must not be empty to be encoded.
-    pub tag: String,
+    pub tag: SmallStr,
     /// The attributes in wire order. Duplicate keys are allowed here (the
     /// wire allows them); [`OwnedNode::attr`] replaces instead of adding.
-    pub attrs: Vec<(String, OwnedValue)>,
+    pub attrs: AttrList,
     /// The content.
     pub content: OwnedContent,
 }
+
+/// An attribute key of an [`OwnedNode`].
+pub type AttrKey = SmallStr;
 
 /// An owned attribute value: text or a structured JID.
 ///
@@ -54,7 +58,7 @@ pub struct OwnedNode {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum OwnedValue {
     /// Text.
-    Str(String),
+    Str(SmallStr),
     /// A JID, kept structured.
     Jid(OwnedJid),
 }
@@ -69,14 +73,17 @@ pub enum OwnedValue {
 /// assert_eq!(jid.as_view(), Jid::new("5511999990000", Server::Pn).with_device(3));
 /// assert_eq!(jid.to_string(), "5511999990000:3@s.whatsapp.net");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Equality and hashing are [`Jid`]'s: an agent on a device server takes no
+/// part.
+#[derive(Clone, Debug)]
 pub struct OwnedJid {
     /// The user part (empty: the JID names the server itself).
     pub user: String,
     /// The server.
     pub server: Server,
     /// The agent. The binary format has no field for it: a JID with an
-    /// agent cannot be encoded structured.
+    /// agent on a server that renders one cannot be encoded structured.
     pub agent: u8,
     /// The device; 0 is the primary device and is not rendered.
     pub device: u16,
@@ -125,10 +132,10 @@ pub enum OwnedContent {
 
 impl OwnedNode {
     /// A node with no attributes and no content.
-    pub fn new(tag: impl Into<String>) -> Self {
+    pub fn new(tag: impl Into<SmallStr>) -> Self {
         Self {
             tag: tag.into(),
-            attrs: Vec::new(),
+            attrs: AttrList::new(),
             content: OwnedContent::None,
         }
     }
@@ -142,7 +149,7 @@ impl OwnedNode {
     /// assert_eq!(node.attrs.len(), 1);
     /// assert_eq!(node.get_attr("type").unwrap(), "set");
     /// ```
-    pub fn attr(mut self, key: impl Into<String>, value: impl Into<OwnedValue>) -> Self {
+    pub fn attr(mut self, key: impl Into<SmallStr>, value: impl Into<OwnedValue>) -> Self {
         let key = key.into();
         let value = value.into();
         match self.attrs.iter_mut().find(|(k, _)| *k == key) {
@@ -159,7 +166,7 @@ impl OwnedNode {
     /// let node = OwnedNode::new("message").jid_attr("to", Jid::new("123", Server::Group));
     /// assert_eq!(node.get_attr("to").unwrap().as_jid(), Some(Jid::new("123", Server::Group)));
     /// ```
-    pub fn jid_attr(self, key: impl Into<String>, jid: Jid<'_>) -> Self {
+    pub fn jid_attr(self, key: impl Into<SmallStr>, jid: Jid<'_>) -> Self {
         self.attr(key, OwnedValue::Jid(jid.into()))
     }
 
@@ -210,7 +217,13 @@ impl OwnedNode {
 
     /// The attribute `key` when it is text (not a JID).
     pub fn attr_str(&self, key: &str) -> Option<&str> {
-        self.get_attr(key).and_then(Value::as_str)
+        self.get_attr(key).and_then(Value::as_plain_str)
+    }
+
+    /// A typed reader of the attributes, the same as a decoded node's
+    /// ([`Node::attr_parser`]).
+    pub fn attr_parser(&self) -> crate::AttrParser<'_> {
+        crate::AttrParser::from_owned(&self.attrs)
     }
 
     /// The child nodes; empty unless the content is a child list.
@@ -299,11 +312,11 @@ impl<'a> Node<'a> {
                 ),
             };
             let shell = OwnedNode {
-                tag: node.tag().to_owned(),
+                tag: node.tag().into(),
                 attrs: node
                     .attrs()
                     .iter()
-                    .map(|(k, v)| (k.to_owned(), OwnedValue::from(v)))
+                    .map(|(k, v)| (SmallStr::from(k), OwnedValue::from(v)))
                     .collect(),
                 content,
             };
@@ -522,7 +535,7 @@ impl OwnedValue {
     /// The text, if this is not a JID.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            OwnedValue::Str(s) => Some(s),
+            OwnedValue::Str(s) => Some(s.as_str()),
             OwnedValue::Jid(_) => None,
         }
     }
@@ -557,7 +570,7 @@ impl PartialEq<&str> for OwnedValue {
 impl From<Value<'_>> for OwnedValue {
     fn from(value: Value<'_>) -> Self {
         match value {
-            Value::Str(s) => OwnedValue::Str(s.to_owned()),
+            Value::Str(s) => OwnedValue::Str(s.into()),
             Value::Jid(j) => OwnedValue::Jid(j.into()),
         }
     }
@@ -565,19 +578,25 @@ impl From<Value<'_>> for OwnedValue {
 
 impl From<&str> for OwnedValue {
     fn from(s: &str) -> Self {
-        OwnedValue::Str(s.to_owned())
+        OwnedValue::Str(s.into())
     }
 }
 
 impl From<String> for OwnedValue {
     fn from(s: String) -> Self {
-        OwnedValue::Str(s)
+        OwnedValue::Str(s.into())
     }
 }
 
 impl From<&String> for OwnedValue {
     fn from(s: &String) -> Self {
-        OwnedValue::Str(s.clone())
+        OwnedValue::Str(s.into())
+    }
+}
+
+impl From<SmallStr> for OwnedValue {
+    fn from(s: SmallStr) -> Self {
+        OwnedValue::Str(s)
     }
 }
 
@@ -596,7 +615,7 @@ impl From<Jid<'_>> for OwnedValue {
 /// `"true"` / `"false"`, as WhatsApp's own builder writes them.
 impl From<bool> for OwnedValue {
     fn from(b: bool) -> Self {
-        OwnedValue::Str(if b { "true" } else { "false" }.to_owned())
+        OwnedValue::Str(if b { "true" } else { "false" }.into())
     }
 }
 
@@ -605,7 +624,7 @@ macro_rules! value_from_integer {
         /// The decimal form (which the encoder nibble-packs).
         impl From<$t> for OwnedValue {
             fn from(n: $t) -> Self {
-                OwnedValue::Str(n.to_string())
+                OwnedValue::Str(SmallStr::display(n))
             }
         }
     )*};
@@ -624,9 +643,54 @@ impl OwnedJid {
         }
     }
 
+    /// A phone-number user: `user@s.whatsapp.net`.
+    pub fn pn(user: impl Into<String>) -> Self {
+        Self::new(user, Server::Pn)
+    }
+
+    /// A LID user: `user@lid`.
+    pub fn lid(user: impl Into<String>) -> Self {
+        Self::new(user, Server::Lid)
+    }
+
+    /// A group: `id@g.us`.
+    pub fn group(id: impl Into<String>) -> Self {
+        Self::new(id, Server::Group)
+    }
+
+    /// A newsletter (channel): `id@newsletter`.
+    pub fn newsletter(id: impl Into<String>) -> Self {
+        Self::new(id, Server::Newsletter)
+    }
+
+    /// `status@broadcast`.
+    pub fn status_broadcast() -> Self {
+        Self::new(crate::jid::STATUS_BROADCAST_USER, Server::Broadcast)
+    }
+
+    /// A phone-number user's device: `user:device@s.whatsapp.net`.
+    pub fn pn_device(user: impl Into<String>, device: u16) -> Self {
+        Self::new(user, Server::Pn).with_device(device)
+    }
+
+    /// A LID user's device: `user:device@lid`.
+    pub fn lid_device(user: impl Into<String>, device: u16) -> Self {
+        Self::new(user, Server::Lid).with_device(device)
+    }
+
     /// The same JID with `device` set.
     pub fn with_device(self, device: u16) -> Self {
         Self { device, ..self }
+    }
+
+    /// The same JID with `agent` set.
+    pub fn with_agent(self, agent: u8) -> Self {
+        Self { agent, ..self }
+    }
+
+    /// The same JID without device and agent (see [`Jid::to_non_ad`]).
+    pub fn to_non_ad(&self) -> OwnedJid {
+        OwnedJid::from(self.as_view().to_non_ad())
     }
 
     /// The same JID with `integrator` set (interop JIDs).
@@ -657,6 +721,73 @@ impl From<Jid<'_>> for OwnedJid {
             device: jid.device(),
             integrator: jid.integrator(),
         }
+    }
+}
+
+impl PartialEq for OwnedJid {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_view() == other.as_view()
+    }
+}
+
+impl Eq for OwnedJid {}
+
+impl std::hash::Hash for OwnedJid {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_view().hash(state);
+    }
+}
+
+/// [`Jid`]'s predicates on the owned JID, each the view's.
+macro_rules! owned_jid_predicates {
+    ($($name:ident),*) => {
+        impl OwnedJid {$(
+            #[doc = concat!("[`Jid::", stringify!($name), "`] of this JID.")]
+            pub fn $name(&self) -> bool {
+                self.as_view().$name()
+            }
+        )*}
+    };
+}
+owned_jid_predicates!(
+    is_pn,
+    is_lid,
+    is_group,
+    is_ad,
+    is_interop,
+    is_messenger,
+    is_broadcast_list,
+    is_status_broadcast,
+    is_psa,
+    is_bot,
+    is_newsletter,
+    is_hosted
+);
+
+impl OwnedJid {
+    /// [`Jid::is_same_chat_as`].
+    pub fn is_same_chat_as(&self, other: &OwnedJid) -> bool {
+        self.as_view().is_same_chat_as(&other.as_view())
+    }
+
+    /// [`Jid::device_eq`].
+    pub fn device_eq(&self, other: &OwnedJid) -> bool {
+        self.as_view().device_eq(&other.as_view())
+    }
+
+    /// [`Jid::device_key`], borrowing this JID's user.
+    pub fn device_key(&self) -> crate::jid::DeviceKey<'_> {
+        self.as_view().device_key()
+    }
+
+    /// [`Jid::to_non_ad_string`].
+    pub fn to_non_ad_string(&self) -> String {
+        self.as_view().to_non_ad_string()
+    }
+
+    /// [`Jid::observe`]: the form for logs, phone numbers hidden.
+    pub fn observe(&self) -> crate::jid::ObservedJid<'_> {
+        self.as_view().observe()
     }
 }
 

@@ -99,7 +99,7 @@ fn a_million_levels_render_convert_and_drop_without_overflowing() {
                 other => panic!("a level without a child: {other:?}"),
             };
         }
-        innermost.tag = "other".to_owned();
+        innermost.tag = "other".into();
         assert!(owned != changed);
         drop(changed);
         drop(copy);

@@ -123,3 +123,42 @@ fn encodings_past_the_scratch_buffer() {
         assert_eq!(out, bytes, "{name}");
     }
 }
+
+#[test]
+fn building_a_small_node_allocates_no_more_than_the_peers_builder() {
+    use wacore_binary::builder::NodeBuilder;
+    // `<enc v="2" type="msg">` with a 40-byte payload that already exists
+    // (moved in, as a ciphertext is).
+    let (peer, node) = {
+        let payload = vec![0xAB; 40];
+        quarry_testkit::count_allocs(|| {
+            NodeBuilder::new("enc")
+                .attr("v", "2")
+                .attr("type", "msg")
+                .bytes(payload)
+                .build()
+        })
+    };
+    let (ours, built) = {
+        let payload = vec![0xAB; 40];
+        quarry_testkit::count_allocs(|| {
+            OwnedNode::new("enc")
+                .attr("v", "2")
+                .attr("type", "msg")
+                .bytes(payload)
+        })
+    };
+    assert_eq!(peer, 0, "the peer's NodeBuilder");
+    assert_eq!(ours, 0, "OwnedNode's builder");
+    // A number as a value is formatted inline too.
+    let (n, receipt) = quarry_testkit::count_allocs(|| {
+        OwnedNode::new("receipt")
+            .attr("id", "3EB0C4F1A2")
+            .attr("t", 1_700_000_000u64)
+    });
+    assert_eq!(n, 0, "a receipt with a numeric attribute");
+    assert_eq!(receipt.attr_str("t"), Some("1700000000"));
+    // The same stanza on the wire.
+    let peer_bytes = wacore_binary::marshal::marshal(&node).unwrap();
+    assert_eq!(quarry_wa::encode(&built).unwrap(), peer_bytes[1..]);
+}

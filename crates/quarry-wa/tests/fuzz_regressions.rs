@@ -33,10 +33,11 @@ fn a_packed_jid_user_that_is_a_token_re_encodes_to_the_same_tree_both_ways() {
     let expected = OwnedNode {
         tag: "relay_id".into(),
         attrs: vec![
-            ("F8:7@lid".into(), OwnedValue::Str("from".into())),
-            ("relay_id".into(), OwnedValue::Jid(jid)),
-            ("from".into(), OwnedValue::Str(String::new())),
-        ],
+            ("F8:7@lid", OwnedValue::Str("from".into())),
+            ("relay_id", OwnedValue::Jid(jid)),
+            ("from", OwnedValue::Str("".into())),
+        ]
+        .into(),
         content: quarry_wa::OwnedContent::None,
     };
     assert_eq!(node.to_owned_node(), expected);

@@ -106,8 +106,8 @@ fn errors_point_at_hand_computed_offsets() {
             vec![0xF8, 0x02, 19, 0xF8, 0x01, 0xF9, 0x00, 0x00],
             Box::new(malformed(5)),
         ),
-        (vec![0xF8, 0x01, 0x00], Box::new(malformed(2))),
-        (vec![0xF8, 0x03, 19, 0x00, 29], Box::new(malformed(3))),
+        (vec![0xF8, 0x01, 0x00], Box::new(byte(2, 0x00))),
+        (vec![0xF8, 0x03, 19, 0x00, 29], Box::new(byte(3, 0x00))),
         (vec![0xF8, 0x01, 240], Box::new(byte(2, 240))),
         (vec![0xF8, 0x03, 19, 8, 0xF8], Box::new(byte(4, 0xF8))),
         // (Three bytes follow the child count, so the count is no lie.)
@@ -118,42 +118,47 @@ fn errors_point_at_hand_computed_offsets() {
         // Nibble 12 in the second packed byte (packed bytes start at 6).
         (
             vec![0xF8, 0x03, 19, 8, 0xFF, 0x02, 0x12, 0xC0],
-            Box::new(malformed(7)),
+            Box::new(byte(7, 0xC0)),
         ),
         // ... even in the pad position the odd flag drops.
         (
             vec![0xF8, 0x03, 19, 8, 0xFF, 0x81, 0x1C],
-            Box::new(malformed(6)),
+            Box::new(byte(6, 0x1C)),
         ),
         // Unknown JID_PAIR server, at the server's first byte.
         (
             vec![0xF8, 0x03, 19, 8, 0xFA, 0x00, 0xFC, 3, b'f', b'o', b'o'],
-            Box::new(malformed(6)),
+            Box::new(byte(6, 0xFC)),
+        ),
+        // Unknown JID_PAIR server given as a token (19, "message").
+        (
+            vec![0xF8, 0x03, 19, 8, 0xFA, 0x00, 19],
+            Box::new(byte(6, 19)),
         ),
         // AD_JID domain 2, at the domain byte.
         (
             vec![0xF8, 0x03, 19, 8, 0xF7, 2, 0, 0xFF, 0x81, 0x1F],
-            Box::new(malformed(5)),
+            Box::new(byte(5, 2)),
         ),
         // AD_JID with an absent (LIST_EMPTY) user.
         (
             vec![0xF8, 0x03, 19, 8, 0xF7, 0, 0, 0x00],
-            Box::new(malformed(7)),
+            Box::new(byte(7, 0x00)),
         ),
         // Messenger JID whose server is s.whatsapp.net, at the server.
         (
             vec![0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1, 3],
-            Box::new(malformed(10)),
+            Box::new(byte(10, 3)),
         ),
         // Interop JID whose server is absent (LIST_EMPTY).
         (
             vec![0xF8, 0x03, 19, 8, 0xF5, 0xFF, 0x81, 0x1F, 0, 1, 0, 2, 0x00],
-            Box::new(malformed(12)),
+            Box::new(byte(12, 0x00)),
         ),
         // A JID in a JID's user slot, at the inner tag.
         (
             vec![0xF8, 0x03, 19, 8, 0xFA, 0xFA, 0x00, 3, 3],
-            Box::new(malformed(5)),
+            Box::new(byte(5, 0xFA)),
         ),
     ];
     for (input, want) in &shaped {
@@ -265,7 +270,7 @@ fn list_empty_is_not_a_tag_a_key_or_a_required_jid_part() {
         let result = quarry_wa::decode(&arena, &input).map(|n| n.to_string());
         if required.contains(&name) {
             let err = result.unwrap_err();
-            assert!(malformed(at)(&err), "{name}: {err:?}");
+            assert!(byte(at, 0x00)(&err), "{name}: {err:?}");
         } else {
             // A value, a JID_PAIR user and a tag-position JID user may be
             // LIST_EMPTY ("" and an empty user).
@@ -408,7 +413,7 @@ fn nested_jid_bombs_return_an_error() {
             let err = quarry_wa::decode(&arena, &bomb).map(|_| ()).unwrap_err();
             (err, arena.stats().allocated_bytes)
         });
-        assert!(malformed(inner_at)(&err), "tag {tag:#x}: {err:?}");
+        assert!(byte(inner_at, tag)(&err), "tag {tag:#x}: {err:?}");
         assert!(held <= arena_bound(100_002));
 
         // The same bomb in an attribute value and as compressed frames.
@@ -431,9 +436,9 @@ fn nested_jid_bombs_return_an_error() {
                 .unwrap_err();
             (plain, compressed)
         });
-        assert!(malformed(inner_at + 2)(&err.0), "tag {tag:#x}: {:?}", err.0);
+        assert!(byte(inner_at + 2, tag)(&err.0), "tag {tag:#x}: {:?}", err.0);
         assert!(
-            malformed(inner_at + 2)(&err.1),
+            byte(inner_at + 2, tag)(&err.1),
             "tag {tag:#x} compressed: {:?}",
             err.1
         );
@@ -653,7 +658,7 @@ fn nibbles_12_to_14_fail_in_either_half_of_any_packed_byte() {
         ] {
             let input = [0xF8, 0x03, 19, 8, 0xFF, 0x02, packed[0], packed[1]];
             let err = decode_err(&input);
-            assert!(malformed(at)(&err), "{input:02x?}: {err:?}");
+            assert!(byte(at, input[at])(&err), "{input:02x?}: {err:?}");
         }
     }
     // HEX_8 has no invalid nibble.
@@ -672,14 +677,14 @@ fn interop_and_messenger_servers_must_match() {
         &msgr,
     ]
     .concat();
-    assert!(malformed(12)(&decode_err(&wrong)));
+    assert!(byte(12, 0xFC)(&decode_err(&wrong)));
     // Messenger JID ending in "interop" (at 10), or with no server at all.
     let wrong = [
         &[0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1][..],
         &interop,
     ]
     .concat();
-    assert!(malformed(10)(&decode_err(&wrong)));
+    assert!(byte(10, 0xFC)(&decode_err(&wrong)));
     assert_eq!(
         decode_err(&[0xF8, 0x03, 19, 8, 0xF6, 0xFF, 0x81, 0x1F, 0, 1]),
         eof(10)
@@ -690,7 +695,7 @@ fn interop_and_messenger_servers_must_match() {
         &[0xFC, 1, b'x'],
     ]
     .concat();
-    assert!(malformed(10)(&decode_err(&unknown)));
+    assert!(byte(10, 0xFC)(&decode_err(&unknown)));
     // The right servers decode.
     let arena = Arena::new();
     let ok = [
@@ -702,4 +707,35 @@ fn interop_and_messenger_servers_must_match() {
         quarry_wa::decode(&arena, &ok).unwrap().attr("id").unwrap(),
         "1:1@msgr"
     );
+}
+
+#[test]
+fn error_messages_name_the_offending_value() {
+    // (input, the message): each names the byte it stopped at and what it
+    // expected there.
+    let cases: [(&[u8], &str); 5] = [
+        (
+            &[0xF8, 0x03, 19, 8, 0xF7, 2, 0, 0xFF, 0x81, 0x1F],
+            "unexpected byte 0x02 (not an AD_JID domain) at byte 5",
+        ),
+        (
+            &[0xF8, 0x03, 19, 8, 0xFF, 0x01, 0xD1],
+            "unexpected byte 0xd1 (a NIBBLE_8 byte holding a nibble 12, 13 or 14) at byte 6",
+        ),
+        (
+            &[0xF8, 0x03, 19, 8, 0xFA, 0x00, 19],
+            "unexpected byte 0x13 (not one of the twelve JID servers) at byte 6",
+        ),
+        (
+            &[0xF8, 0x01, 0x00],
+            "unexpected byte 0x00 (LIST_EMPTY where a node tag must be) at byte 2",
+        ),
+        (
+            &[0xF8, 0x01, 242],
+            "unexpected byte 0xf2 (expected a string) at byte 2",
+        ),
+    ];
+    for (input, message) in cases {
+        assert_eq!(decode_err(input).to_string(), message, "{input:02x?}");
+    }
 }

@@ -75,13 +75,13 @@ fn not_raw(t: &Text) -> bool {
 
 fn build(g: &GenNode) -> OwnedNode {
     OwnedNode {
-        tag: g.tag.text.clone(),
+        tag: g.tag.text.clone().into(),
         attrs: g
             .attrs
             .iter()
             .map(|(k, v)| {
                 let v = match v {
-                    GenValue::Text(t) => OwnedValue::Str(t.text.clone()),
+                    GenValue::Text(t) => OwnedValue::Str(t.text.clone().into()),
                     GenValue::Jid(j) => OwnedValue::Jid(j.clone()),
                 };
                 (k.text.clone(), v)
@@ -99,17 +99,17 @@ fn build(g: &GenNode) -> OwnedNode {
 /// The tree a decode must give back for `g`.
 fn expect(g: &GenNode) -> OwnedNode {
     OwnedNode {
-        tag: g.tag.text.clone(),
+        tag: g.tag.text.clone().into(),
         attrs: g
             .attrs
             .iter()
             .map(|(k, v)| {
                 let v = match v {
                     GenValue::Text(t) if is_token(&t.text) || packable(&t.text) => {
-                        OwnedValue::Str(t.text.clone())
+                        OwnedValue::Str(t.text.clone().into())
                     }
                     GenValue::Text(Text { jid: Some(j), .. }) => OwnedValue::Jid(j.clone()),
-                    GenValue::Text(t) => OwnedValue::Str(t.text.clone()),
+                    GenValue::Text(t) => OwnedValue::Str(t.text.clone().into()),
                     GenValue::Jid(j) => OwnedValue::Jid(j.clone()),
                 };
                 (k.text.clone(), v)
@@ -221,8 +221,23 @@ fn at_text() -> impl Strategy<Value = Text> {
         "[a-z]{1,4}:[1-9][0-9]?@g\\.us",
         "[0-9]{1,6}:(25[6-9]|[3-9][0-9]{2})@s\\.whatsapp\\.net",
         "[a-z]{49,60}@g\\.us",
-        "[a-z]{1,5}\\.[3-9][0-9]{2}@bot",
     ])
+}
+
+/// A user ending in `.N` with N past a byte, on a server where `.N` is an
+/// agent: no agent, so the whole text is the user, and the text is a JID.
+fn dotted_user_jid_text() -> impl Strategy<Value = Text> {
+    (
+        "[a-z]{1,5}\\.(25[6-9]|[3-9][0-9]{2})",
+        prop::sample::select(vec![Server::Bot, Server::Interop, Server::HostedLid]),
+    )
+        .prop_map(|(user, server)| {
+            let jid = OwnedJid::new(user, server);
+            Text {
+                text: jid.to_string(),
+                jid: Some(jid),
+            }
+        })
 }
 
 /// Any UTF-8 without '@' (non-ASCII, controls, NUL included).
@@ -243,6 +258,7 @@ fn text(peer_safe: bool) -> BoxedStrategy<Text> {
         1 => plain("[0-9]{128,140}"),
         2 => plain(unicode()),
         3 => jid_text(peer_safe),
+        1 => dotted_user_jid_text(),
         1 => long_jid_text(),
     ];
     if peer_safe {
@@ -357,13 +373,13 @@ fn to_peer(g: &GenNode) -> peer::node::Node {
 
 fn from_peer(n: &peer::node::NodeRef<'_>) -> OwnedNode {
     OwnedNode {
-        tag: n.tag.to_string(),
+        tag: n.tag.to_string().into(),
         attrs: n
             .attrs
             .iter()
             .map(|(k, v)| {
                 let v = match v {
-                    ValueRef::String(s) => OwnedValue::Str(s.to_string()),
+                    ValueRef::String(s) => OwnedValue::Str(s.to_string().into()),
                     ValueRef::Jid(j) => OwnedValue::Jid(OwnedJid {
                         user: j.user.to_string(),
                         server: Server::from_name(j.server.as_str()).unwrap(),

@@ -150,8 +150,8 @@ fn node(value: &Value, path: &mut Path) -> Result<OwnedNode, Failure> {
         Some(content) => path.with(".content", |p| self::content(content, p))?,
     };
     Ok(OwnedNode {
-        tag,
-        attrs,
+        tag: tag.into(),
+        attrs: attrs.into(),
         content,
     })
 }
@@ -162,7 +162,7 @@ fn attr(pair: &Value, path: &mut Path) -> Result<(String, OwnedValue), Failure> 
     };
     let key = path.with("[0]", |p| string(key, p))?.to_owned();
     let value = path.with("[1]", |p| match value {
-        Value::String(text) => Ok(OwnedValue::Str(text.clone())),
+        Value::String(text) => Ok(OwnedValue::Str(text.into())),
         Value::Object(map) => {
             check_members(map, &["jid"], p)?;
             match map.get("jid") {
@@ -292,19 +292,20 @@ mod tests {
         let expected = OwnedNode {
             tag: "message".into(),
             attrs: vec![
-                ("type".into(), OwnedValue::Str(String::new())),
-                ("to".into(), OwnedValue::Jid(jid)),
-            ],
+                ("type", OwnedValue::Str("".into())),
+                ("to", OwnedValue::Jid(jid)),
+            ]
+            .into(),
             content: OwnedContent::Nodes(vec![
                 OwnedNode::new("a").bytes(vec![0x00, 0xAB, 0xFF]),
                 OwnedNode {
                     tag: "b".into(),
-                    attrs: Vec::new(),
+                    attrs: Default::default(),
                     content: OwnedContent::Text("hi\0".into()),
                 },
                 OwnedNode {
                     tag: "c".into(),
-                    attrs: Vec::new(),
+                    attrs: Default::default(),
                     content: OwnedContent::Nodes(vec![]),
                 },
                 OwnedNode::new("d"),

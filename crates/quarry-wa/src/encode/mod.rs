@@ -76,6 +76,23 @@ pub enum EncodeError {
         /// The limit.
         limit: usize,
     },
+    /// The writer given to [`Encoder::encode_to`] failed.
+    #[error("writing the encoding failed ({kind:?}): {message}")]
+    Io {
+        /// The I/O error's kind.
+        kind: std::io::ErrorKind,
+        /// The I/O error's message.
+        message: String,
+    },
+}
+
+impl From<std::io::Error> for EncodeError {
+    fn from(e: std::io::Error) -> Self {
+        EncodeError::Io {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
 }
 
 /// What the encoder takes: an owned tree (`&OwnedNode`) or a decoded view
@@ -158,6 +175,38 @@ impl Encoder {
     /// ```
     pub fn encode_into(&self, node: impl EncodeNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         node.append(self, out)
+    }
+
+    /// Write the node bytes of `node` to `writer` (WhatsApp's `marshal_to`
+    /// writes a frame: that is [`encode_frame_to`](Self::encode_frame_to)).
+    /// The encoding is made first, so a tree that cannot be encoded writes
+    /// nothing; it costs the one allocation [`encode`](Self::encode) makes.
+    ///
+    /// ```
+    /// let mut out = std::io::Cursor::new(Vec::new());
+    /// quarry_wa::Encoder::new().encode_to(&quarry_wa::OwnedNode::new("message"), &mut out).unwrap();
+    /// assert_eq!(out.into_inner(), [0xF8, 1, 19]);
+    /// ```
+    pub fn encode_to(
+        &self,
+        node: impl EncodeNode,
+        writer: &mut impl std::io::Write,
+    ) -> Result<(), EncodeError> {
+        let bytes = self.encode(node)?;
+        writer.write_all(&bytes)?;
+        Ok(())
+    }
+
+    /// Write `node` as a frame (flags byte `0x00`, then node bytes) to
+    /// `writer`, as [`encode_to`](Self::encode_to) does.
+    pub fn encode_frame_to(
+        &self,
+        node: impl EncodeNode,
+        writer: &mut impl std::io::Write,
+    ) -> Result<(), EncodeError> {
+        let bytes = self.encode_frame(node)?;
+        writer.write_all(&bytes)?;
+        Ok(())
     }
 
     /// [`encoded_len`](Self::encoded_len) of an owned tree. This and the
@@ -295,6 +344,40 @@ pub fn encode_frame(node: impl EncodeNode) -> Result<Vec<u8>, EncodeError> {
 /// ```
 pub fn encode_into(node: impl EncodeNode, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     Encoder::new().encode_into(node, out)
+}
+
+/// The exact length of [`encode`]'s output for `node` (a built tree or a
+/// decoded view), computed without writing.
+///
+/// ```
+/// let arena = quarry_core::Arena::new();
+/// let view = quarry_wa::decode(&arena, &[0xF8, 3, 19, 4, 29]).unwrap();
+/// assert_eq!(quarry_wa::encoded_len(view).unwrap(), 5);
+/// ```
+pub fn encoded_len(node: impl EncodeNode) -> Result<usize, EncodeError> {
+    Encoder::new().encoded_len(node)
+}
+
+/// Write the node bytes of `node` to `writer`; see [`Encoder::encode_to`].
+pub fn encode_to(
+    node: impl EncodeNode,
+    writer: &mut impl std::io::Write,
+) -> Result<(), EncodeError> {
+    Encoder::new().encode_to(node, writer)
+}
+
+/// Write `node` as a frame to `writer`; see [`Encoder::encode_frame_to`].
+///
+/// ```
+/// let mut out = Vec::new();
+/// quarry_wa::encode_frame_to(&quarry_wa::OwnedNode::new("message"), &mut out).unwrap();
+/// assert_eq!(out, [0x00, 0xF8, 1, 19]);
+/// ```
+pub fn encode_frame_to(
+    node: impl EncodeNode,
+    writer: &mut impl std::io::Write,
+) -> Result<(), EncodeError> {
+    Encoder::new().encode_frame_to(node, writer)
 }
 
 impl tree::Dispatch for &OwnedNode {

@@ -279,7 +279,7 @@ fn content_kinds() {
 fn list_16_headers() {
     let mut node = OwnedNode::new("iq");
     for i in 0..128 {
-        node.attrs.push((format!("k{i}"), "v".into()));
+        node.attrs.push((format!("k{i}").into(), "v".into()));
     }
     let out = enc(&node);
     assert_eq!(out[..3], [LIST_16, 0x01, 0x01]); // 1 + 2 * 128 = 257
@@ -293,7 +293,7 @@ fn list_16_headers() {
 fn errors() {
     let err = |node: &OwnedNode| encode(node).unwrap_err();
     let mut many = OwnedNode::new("iq").text("x");
-    many.attrs = vec![("k".into(), "v".into()); 32767];
+    many.attrs = vec![("k", "v"); 32767].into();
     assert!(matches!(
         err(&many),
         EncodeError::TooManyAttributes { max: 32766, .. }
@@ -342,7 +342,7 @@ fn the_byte_bound_covers_strings_written_longer_than_raw() {
     let key = |i: usize| format!("k{i:03}x");
     let mut many_texts = OwnedNode::new("zz");
     many_texts.attrs = (0..500)
-        .map(|i| (key(i), OwnedValue::Str(format!("{i}@newsletter"))))
+        .map(|i| (key(i), OwnedValue::Str(format!("{i}@newsletter").into())))
         .collect();
     let texts = OwnedNode::new("zz").children([many_texts]);
     let jids = [

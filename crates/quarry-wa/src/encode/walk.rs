@@ -42,7 +42,9 @@ enum JidForm {
 /// The wire form of `jid`, or what the wire cannot carry. Every form
 /// chosen here decodes back to the same JID.
 fn jid_form(jid: &Jid<'_>) -> Result<JidForm, &'static str> {
-    if jid.agent() != 0 {
+    // An agent on a device server is no part of the JID (not rendered, not
+    // compared); elsewhere the wire cannot carry it.
+    if jid.identity_agent() != 0 {
         return Err("the binary format has no agent field");
     }
     let (device, integrator) = (jid.device(), jid.integrator());
@@ -73,7 +75,8 @@ fn jid_form(jid: &Jid<'_>) -> Result<JidForm, &'static str> {
 /// `text` as a JID, if it is exactly one's rendering and a JID encoding
 /// decodes back to the same text. An agent (`.N` on servers other than
 /// `s.whatsapp.net` and `lid`) has no field on the wire, so it stays part
-/// of the user, which renders the same.
+/// of the user, which renders the same where the server renders agents
+/// and keeps the text whole where it does not.
 fn text_jid(text: &str) -> Option<(Jid<'_>, JidForm)> {
     // `Jid::parse` allocates its error; rule out the common failures
     // (an unknown server, a non-numeric device) without it.
@@ -83,13 +86,13 @@ fn text_jid(text: &str) -> Option<(Jid<'_>, JidForm)> {
         device.parse::<u16>().ok()?;
     }
     let parsed = Jid::parse(text).ok()?;
-    if parsed != *text {
-        return None;
-    }
     let mut jid = parsed;
     if parsed.agent() != 0 {
         let user_len = parsed.user().len() + 1 + decimal_len(u32::from(parsed.agent()));
         jid = Jid::new(text.get(..user_len)?, parsed.server()).with_device(parsed.device());
+    }
+    if jid != *text {
+        return None;
     }
     let form = jid_form(&jid).ok()?;
     Some((jid, form))
@@ -292,7 +295,7 @@ impl<S: Sink> Walk<'_, '_, S> {
     /// exactly as it came (byte-identical re-encoding); text is classified
     /// like any string.
     fn jid_user(&mut self, user: JidUser<'_>) -> Result<(), EncodeError> {
-        match (user.packed_form(), user.as_str()) {
+        match (user.packed_form(), user.as_unpacked_str()) {
             (Some((bytes, nibble, odd)), _) => {
                 self.out.byte(if nibble { NIBBLE_8 } else { HEX_8 });
                 self.out

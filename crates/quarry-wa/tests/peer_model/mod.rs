@@ -377,8 +377,9 @@ pub enum Outcome {
     EmptyJidUser,
 }
 
-/// quarry's error for a named difference: `Malformed` at the walker's offset,
-/// unless quarry's up-front check of a list count against the bytes left
+/// quarry's error for a named difference at the walker's offset: for a
+/// nested JID, `UnexpectedByte` naming the inner JID tag; for an empty
+/// user, `Malformed`; unless quarry's up-front check of a list count against the bytes left
 /// rejected the input first (then `UnexpectedEof` at the end of input; the
 /// peer would run out of bytes too, later).
 pub fn expect_difference_error(
@@ -388,8 +389,19 @@ pub fn expect_difference_error(
     input: &[u8],
 ) {
     match err {
-        quarry_core::DecodeError::Malformed { offset, .. } => {
+        quarry_core::DecodeError::Malformed { offset, .. } if what == "empty JID user" => {
             assert_eq!(*offset, at, "{what}: {err:?} for {input:02x?}");
+        }
+        quarry_core::DecodeError::UnexpectedByte { offset, byte, .. }
+            if what == "JID nested in a JID" =>
+        {
+            assert_eq!(*offset, at, "{what}: {err:?} for {input:02x?}");
+            assert_eq!(
+                Some(byte),
+                input.get(at),
+                "{what}: {err:?} for {input:02x?}"
+            );
+            assert!((0xF5..=0xFA).contains(byte), "{what}: {err:?}");
         }
         quarry_core::DecodeError::UnexpectedEof { offset } if *offset == input.len() => {}
         _ => panic!("{what} at {at}: unexpected {err:?} for {input:02x?}"),
