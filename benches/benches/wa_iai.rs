@@ -1,6 +1,8 @@
 //! Instruction counts (callgrind) of one WhatsApp node decode plus drop,
 //! and of one encode plus drop of the output, quarry and `wacore-binary` on
-//! the same trees and bytes, in one run.
+//! the same trees and bytes, in one run; and of decoding the whole
+//! small-stanza corpus (`corpus`, every stanza of
+//! `quarry_benches::wa_corpus`), stanza by stanza.
 //!
 //! Every setup decodes the input once before the measured call, so lazily
 //! built tables and the allocator's first-touch paths are not charged to it;
@@ -22,22 +24,30 @@ use quarry_core::Arena;
 use quarry_wa::OwnedNode;
 use wacore_binary::node::{Node as PeerNode, NodeRef as PeerNodeRef};
 
-fn warm_peer(name: &str) -> &'static [u8] {
-    let bytes = wa::input(name);
-    wa::peer_decode(bytes);
-    bytes
+fn warm_peer(name: &str) -> &'static [&'static [u8]] {
+    let inputs = wa::inputs(name);
+    for bytes in inputs {
+        wa::peer_decode(bytes);
+    }
+    inputs
 }
 
-fn warm_fresh(name: &str) -> &'static [u8] {
-    let bytes = wa::input(name);
-    wa::quarry_decode_fresh(bytes);
-    bytes
+fn warm_fresh(name: &str) -> &'static [&'static [u8]] {
+    let inputs = wa::inputs(name);
+    for bytes in inputs {
+        wa::quarry_decode_fresh(bytes);
+    }
+    inputs
 }
 
-fn warm_reused(name: &str) -> (Arena, &'static [u8]) {
-    let bytes = wa::input(name);
-    (wa::warmed_arena(bytes), bytes)
+fn warm_reused(name: &str) -> (Arena, &'static [&'static [u8]]) {
+    let inputs = wa::inputs(name);
+    (wa::warmed_arena_for(inputs), inputs)
 }
+
+// Each decode bench decodes its inputs one after the other: the one input
+// of a case, or every stanza of the small-stanza corpus for `corpus` (the
+// total over the corpus).
 
 // `wacore_binary::marshal::unmarshal_ref` plus drop of the tree.
 #[library_benchmark]
@@ -48,8 +58,9 @@ fn warm_reused(name: &str) -> (Arena, &'static [u8]) {
 #[bench::usync_like(args = ("usync_like"), setup = warm_peer)]
 #[bench::jid_heavy(args = ("jid_heavy"), setup = warm_peer)]
 #[bench::many_children(args = ("many_children"), setup = warm_peer)]
-fn peer(bytes: &'static [u8]) -> usize {
-    black_box(wa::peer_decode(bytes))
+#[bench::corpus(args = ("corpus"), setup = warm_peer)]
+fn peer(inputs: &'static [&'static [u8]]) -> usize {
+    inputs.iter().map(|b| black_box(wa::peer_decode(b))).sum()
 }
 
 // `quarry_wa::decode` into `quarry_wa::arena_for(bytes)`, plus drop of the
@@ -62,12 +73,16 @@ fn peer(bytes: &'static [u8]) -> usize {
 #[bench::usync_like(args = ("usync_like"), setup = warm_fresh)]
 #[bench::jid_heavy(args = ("jid_heavy"), setup = warm_fresh)]
 #[bench::many_children(args = ("many_children"), setup = warm_fresh)]
-fn quarry_fresh(bytes: &'static [u8]) -> usize {
-    black_box(wa::quarry_decode_fresh(bytes))
+#[bench::corpus(args = ("corpus"), setup = warm_fresh)]
+fn quarry_fresh(inputs: &'static [&'static [u8]]) -> usize {
+    inputs
+        .iter()
+        .map(|b| black_box(wa::quarry_decode_fresh(b)))
+        .sum()
 }
 
 // `Arena::reset` plus `quarry_wa::decode` into an arena that decoded the
-// same input before. Returns the arena so that freeing it is not measured:
+// same inputs before. Returns the arena so that freeing it is not measured:
 // a reused arena outlives many decodes.
 #[library_benchmark]
 #[bench::fanout(args = ("fanout"), setup = warm_reused)]
@@ -77,9 +92,12 @@ fn quarry_fresh(bytes: &'static [u8]) -> usize {
 #[bench::usync_like(args = ("usync_like"), setup = warm_reused)]
 #[bench::jid_heavy(args = ("jid_heavy"), setup = warm_reused)]
 #[bench::many_children(args = ("many_children"), setup = warm_reused)]
-fn quarry_reused(input: (Arena, &'static [u8])) -> Arena {
-    let (mut arena, bytes) = input;
-    black_box(wa::quarry_decode_reused(&mut arena, bytes));
+#[bench::corpus(args = ("corpus"), setup = warm_reused)]
+fn quarry_reused(input: (Arena, &'static [&'static [u8]])) -> Arena {
+    let (mut arena, inputs) = input;
+    for bytes in inputs {
+        black_box(wa::quarry_decode_reused(&mut arena, bytes));
+    }
     arena
 }
 
