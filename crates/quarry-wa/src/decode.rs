@@ -915,6 +915,9 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             return self.small_packed::<4>(bytes, nibble, odd, start);
         }
         if len <= 16 {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            return self.sse2_packed(bytes, nibble, odd, start);
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
             return self.small_packed::<16>(bytes, nibble, odd, start);
         }
         self.charge(2 * len, start)?;
@@ -930,6 +933,47 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         // SAFETY: `expand` filled every pair from a pair table and found no
         // INVALID one, so every character is ASCII.
         Ok(unsafe { packed::ascii_text(chars) })
+    }
+
+    /// Packed data of 5 to 16 bytes, expanded all at once
+    /// ([`packed::expand16`]) and moved into the arena as 32 characters, as
+    /// the table path ([`small_packed`](Self::small_packed)) does.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn sse2_packed(
+        &mut self,
+        bytes: &'a [u8],
+        nibble: bool,
+        odd: bool,
+        start: usize,
+    ) -> R<&'a str> {
+        if nibble && !packed::nibbles_valid_at(self.input, start, bytes.len()) {
+            let i = packed::first_invalid_nibble_byte(bytes).unwrap_or(0);
+            return Err(self.invalid_nibble(start.saturating_add(i)));
+        }
+        // The 16 input bytes from the string's start when there are that
+        // many (those past the string are expanded and never read), else
+        // the string padded with zeros.
+        let block = match self.input.get(start..).and_then(<[u8]>::first_chunk::<16>) {
+            Some(block) => *block,
+            None => {
+                let mut block = [0u8; 16];
+                if let Some(head) = block.get_mut(..bytes.len()) {
+                    head.copy_from_slice(bytes);
+                }
+                block
+            }
+        };
+        let chars = packed::expand16(nibble, block);
+        #[expect(clippy::arithmetic_side_effects, reason = "5 <= bytes.len() <= 16")]
+        let len = 2 * bytes.len() - usize::from(odd);
+        self.charge(32, start)?;
+        let stored: &'a [u8; 32] = self.bump.alloc(chars);
+        let text = stored.get(..len).unwrap_or_default();
+        // SAFETY: `expand16` gives ASCII for every byte value (its test
+        // checks each value at each position), and `text` is a prefix of
+        // its output.
+        Ok(unsafe { packed::ascii_text(text) })
     }
 
     /// Packed data of at most `N` bytes, expanded into `[[u8; 2]; N]`.
