@@ -394,9 +394,15 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         reason = "a child count is at most 65535 (LIST_16), times a 56-byte record"
                     )]
                     self.charge(pending_children * NODE, start)?;
-                    let slots = self
-                        .bump
-                        .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY);
+                    // A single child (the common case in small stanzas)
+                    // is written in place: a slice fill of one record goes
+                    // through a call to memcpy.
+                    let slots = if pending_children == 1 {
+                        std::slice::from_mut(self.bump.alloc(NodeRec::EMPTY))
+                    } else {
+                        self.bump
+                            .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY)
+                    };
                     if stack.len() == stack.capacity() {
                         // The stack holds fewer than max_depth (a u32) frames,
                         // so its doubled capacity times a 24-byte frame fits,
