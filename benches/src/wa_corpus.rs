@@ -493,7 +493,8 @@ mod tests {
             outside += usize::from(!(30..=200).contains(&len));
         }
         // The exceptions, at most a fifth of the corpus together.
-        eprintln!("outside 30 to 200 bytes: {outside}");
+        let total: usize = stanzas.iter().map(|s| s.bytes.len()).sum();
+        eprintln!("outside 30 to 200 bytes: {outside}; {total} bytes in all");
         assert!(outside > 0 && outside * 5 <= STANZAS, "{outside}");
         // Sorted sizes: the middle half lies within the range.
         let mut sizes: Vec<usize> = stanzas.iter().map(|s| s.bytes.len()).collect();
