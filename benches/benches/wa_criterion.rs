@@ -2,7 +2,9 @@
 //! `wacore-binary` on the same bytes, in one run.
 //!
 //! Decode groups are `wa_decode_<case>` with functions `peer`,
-//! `quarry_fresh` and `quarry_reused`; encode groups `wa_encode_<case>` with
+//! `quarry_fresh` and `quarry_reused`, and `wa_decode_corpus`, the same
+//! functions over every stanza of the small-stanza corpus (one iteration
+//! decodes them all, one after the other); encode groups `wa_encode_<case>` with
 //! `peer_marshal`, `peer_marshal_exact`, `quarry_encode` (from an owned
 //! tree) and `peer_marshal_ref`, `quarry_encode_view` (re-encode of a
 //! decoded tree). `bench_report` reads the medians from
@@ -28,6 +30,35 @@ fn decode(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+/// The small-stanza corpus, stanza by stanza (group `wa_decode_corpus`).
+fn decode_corpus(c: &mut Criterion) {
+    let inputs = wa::corpus();
+    let total: usize = inputs.iter().map(|b| b.len()).sum();
+    let mut group = c.benchmark_group(format!("wa_decode_{}", wa::CORPUS));
+    group.throughput(Throughput::Bytes(total as u64));
+    group.bench_function("peer", |b| {
+        b.iter(|| inputs.iter().map(|i| wa::peer_decode(i)).sum::<usize>())
+    });
+    group.bench_function("quarry_fresh", |b| {
+        b.iter(|| {
+            inputs
+                .iter()
+                .map(|i| wa::quarry_decode_fresh(i))
+                .sum::<usize>()
+        })
+    });
+    let mut arena = wa::warmed_arena_for(inputs);
+    group.bench_function("quarry_reused", |b| {
+        b.iter(|| {
+            inputs
+                .iter()
+                .map(|i| wa::quarry_decode_reused(&mut arena, i))
+                .sum::<usize>()
+        })
+    });
+    group.finish();
 }
 
 fn encode(c: &mut Criterion) {
@@ -58,6 +89,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, encode
+    targets = decode, decode_corpus, encode
 }
 criterion_main!(benches);

@@ -1,6 +1,8 @@
 //! Instruction counts (callgrind) of one WhatsApp node decode plus drop,
 //! and of one encode plus drop of the output, quarry and `wacore-binary` on
-//! the same trees and bytes, in one run.
+//! the same trees and bytes, in one run; and of decoding the whole
+//! small-stanza corpus (`corpus`, every stanza of
+//! `quarry_benches::wa_corpus`), stanza by stanza.
 //!
 //! Every setup decodes the input once before the measured call, so lazily
 //! built tables and the allocator's first-touch paths are not charged to it;
@@ -22,22 +24,45 @@ use quarry_core::Arena;
 use quarry_wa::OwnedNode;
 use wacore_binary::node::{Node as PeerNode, NodeRef as PeerNodeRef};
 
-fn warm_peer(name: &str) -> &'static [u8] {
-    let bytes = wa::input(name);
-    wa::peer_decode(bytes);
-    bytes
+/// What a decode bench decodes: one case's bytes, or every stanza of the
+/// corpus. A single case is decoded without a loop around it, so its
+/// count is the decode's alone, as before the corpus was added.
+#[derive(Clone, Copy)]
+enum Inputs {
+    One(&'static [u8]),
+    All(&'static [&'static [u8]]),
 }
 
-fn warm_fresh(name: &str) -> &'static [u8] {
-    let bytes = wa::input(name);
-    wa::quarry_decode_fresh(bytes);
-    bytes
+impl Inputs {
+    fn of(name: &str) -> Self {
+        if name == wa::CORPUS {
+            Inputs::All(wa::corpus())
+        } else {
+            Inputs::One(wa::input(name))
+        }
+    }
 }
 
-fn warm_reused(name: &str) -> (Arena, &'static [u8]) {
-    let bytes = wa::input(name);
-    (wa::warmed_arena(bytes), bytes)
+fn warm_peer(name: &str) -> Inputs {
+    for bytes in wa::inputs(name) {
+        wa::peer_decode(bytes);
+    }
+    Inputs::of(name)
 }
+
+fn warm_fresh(name: &str) -> Inputs {
+    for bytes in wa::inputs(name) {
+        wa::quarry_decode_fresh(bytes);
+    }
+    Inputs::of(name)
+}
+
+fn warm_reused(name: &str) -> (Arena, Inputs) {
+    (wa::warmed_arena_for(wa::inputs(name)), Inputs::of(name))
+}
+
+// Each decode bench decodes its input, or for `corpus` every stanza of the
+// small-stanza corpus one after the other (the total over the corpus).
 
 // `wacore_binary::marshal::unmarshal_ref` plus drop of the tree.
 #[library_benchmark]
@@ -48,8 +73,12 @@ fn warm_reused(name: &str) -> (Arena, &'static [u8]) {
 #[bench::usync_like(args = ("usync_like"), setup = warm_peer)]
 #[bench::jid_heavy(args = ("jid_heavy"), setup = warm_peer)]
 #[bench::many_children(args = ("many_children"), setup = warm_peer)]
-fn peer(bytes: &'static [u8]) -> usize {
-    black_box(wa::peer_decode(bytes))
+#[bench::corpus(args = ("corpus"), setup = warm_peer)]
+fn peer(inputs: Inputs) -> usize {
+    match inputs {
+        Inputs::One(bytes) => black_box(wa::peer_decode(bytes)),
+        Inputs::All(all) => all.iter().map(|b| black_box(wa::peer_decode(b))).sum(),
+    }
 }
 
 // `quarry_wa::decode` into `quarry_wa::arena_for(bytes)`, plus drop of the
@@ -62,12 +91,19 @@ fn peer(bytes: &'static [u8]) -> usize {
 #[bench::usync_like(args = ("usync_like"), setup = warm_fresh)]
 #[bench::jid_heavy(args = ("jid_heavy"), setup = warm_fresh)]
 #[bench::many_children(args = ("many_children"), setup = warm_fresh)]
-fn quarry_fresh(bytes: &'static [u8]) -> usize {
-    black_box(wa::quarry_decode_fresh(bytes))
+#[bench::corpus(args = ("corpus"), setup = warm_fresh)]
+fn quarry_fresh(inputs: Inputs) -> usize {
+    match inputs {
+        Inputs::One(bytes) => black_box(wa::quarry_decode_fresh(bytes)),
+        Inputs::All(all) => all
+            .iter()
+            .map(|b| black_box(wa::quarry_decode_fresh(b)))
+            .sum(),
+    }
 }
 
 // `Arena::reset` plus `quarry_wa::decode` into an arena that decoded the
-// same input before. Returns the arena so that freeing it is not measured:
+// same inputs before. Returns the arena so that freeing it is not measured:
 // a reused arena outlives many decodes.
 #[library_benchmark]
 #[bench::fanout(args = ("fanout"), setup = warm_reused)]
@@ -77,9 +113,19 @@ fn quarry_fresh(bytes: &'static [u8]) -> usize {
 #[bench::usync_like(args = ("usync_like"), setup = warm_reused)]
 #[bench::jid_heavy(args = ("jid_heavy"), setup = warm_reused)]
 #[bench::many_children(args = ("many_children"), setup = warm_reused)]
-fn quarry_reused(input: (Arena, &'static [u8])) -> Arena {
-    let (mut arena, bytes) = input;
-    black_box(wa::quarry_decode_reused(&mut arena, bytes));
+#[bench::corpus(args = ("corpus"), setup = warm_reused)]
+fn quarry_reused(input: (Arena, Inputs)) -> Arena {
+    let (mut arena, inputs) = input;
+    match inputs {
+        Inputs::One(bytes) => {
+            black_box(wa::quarry_decode_reused(&mut arena, bytes));
+        }
+        Inputs::All(all) => {
+            for bytes in all {
+                black_box(wa::quarry_decode_reused(&mut arena, bytes));
+            }
+        }
+    }
     arena
 }
 

@@ -53,7 +53,12 @@ impl Profile {
 /// When the tool cannot be run or its output read.
 pub fn profile(out: &Path) -> Result<Profile, String> {
     let output = Command::new("callgrind_annotate")
-        .args(["--show=Ir", "--threshold=100", "--inclusive=no"])
+        .args([
+            "--show=Ir",
+            "--threshold=100",
+            "--inclusive=no",
+            "--auto=no",
+        ])
         .arg(out)
         .output()
         .map_err(|e| format!("callgrind_annotate: {e}"))?;

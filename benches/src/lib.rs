@@ -16,4 +16,6 @@ pub mod outputs;
 #[cfg(feature = "buffa")]
 pub mod proto;
 pub mod report;
+pub mod rng;
 pub mod wa;
+pub mod wa_corpus;

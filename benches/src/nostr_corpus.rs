@@ -36,59 +36,14 @@ use nostr::event::{Event, Kind, Tag, UnsignedEvent};
 use nostr::key::Keys;
 use nostr::types::Timestamp;
 
+use crate::rng::Rng;
+
 /// Events in the corpus, as in the measured capture.
 pub const EVENTS: usize = 722;
 
 /// Events per kind, as measured: profiles (0), notes (1), contact lists
 /// (3), reposts (6), reactions (7).
 pub const KINDS: [(u16, usize); 5] = [(0, 507), (1, 114), (3, 3), (6, 2), (7, 96)];
-
-/// SplitMix64: a small fixed-seed PRNG, so the corpus is the same on every
-/// machine and needs no dependency.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform value in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// A uniform index below `n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.unit() * n as f64) as usize % n
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    /// One element of `items`.
-    pub fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
-        &items[self.below(items.len())]
-    }
-
-    /// Shuffle `items` in place (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
 
 /// Measured quantiles `(q, value)` of one quantity; [`quantile`] reads
 /// them piecewise-linearly.

@@ -1,6 +1,8 @@
 //! WhatsApp binary node cases: the shapes of `wacore-binary`'s own
 //! `binary_benchmark`, built with its `NodeBuilder` and marshalled by its
-//! `marshal`, so quarry and the peer decode the very same bytes.
+//! `marshal`, so quarry and the peer decode the very same bytes; and the
+//! small-stanza corpus of [`crate::wa_corpus`] ([`corpus`]), decoded stanza
+//! by stanza and counted in total.
 
 use std::hint::black_box;
 use std::sync::LazyLock;
@@ -77,6 +79,36 @@ pub fn case(name: &str) -> &'static WaCase {
 /// The node bytes of case `name`.
 pub fn input(name: &str) -> &'static [u8] {
     &case(name).bytes
+}
+
+/// The name of the small-stanza corpus in bench ids and report rows.
+pub const CORPUS: &str = "corpus";
+
+/// The node bytes of every stanza of the small-stanza corpus
+/// ([`crate::wa_corpus`]), built once per process.
+pub fn corpus() -> &'static [&'static [u8]] {
+    static CORPUS: LazyLock<Vec<&'static [u8]>> = LazyLock::new(|| {
+        crate::wa_corpus::stanzas()
+            .into_iter()
+            .map(|s| &*s.bytes.leak())
+            .collect()
+    });
+    &CORPUS
+}
+
+/// The inputs of bench id `name`: the one case's bytes, or every stanza of
+/// the corpus for [`CORPUS`].
+pub fn inputs(name: &str) -> &'static [&'static [u8]] {
+    if name == CORPUS {
+        return corpus();
+    }
+    static ONE: LazyLock<Vec<&'static [u8]>> =
+        LazyLock::new(|| cases().iter().map(|c| c.bytes.as_slice()).collect());
+    let at = CASE_NAMES
+        .iter()
+        .position(|&n| n == name)
+        .unwrap_or_else(|| panic!("no WhatsApp bench case {name:?}"));
+    &ONE[at..=at]
 }
 
 fn build(name: &str) -> PeerNode {
@@ -255,8 +287,15 @@ pub fn quarry_decode_reused(arena: &mut Arena, bytes: &[u8]) -> usize {
 /// An arena that has decoded `bytes` once and been reset: the state a
 /// reused arena is in from the second message on.
 pub fn warmed_arena(bytes: &[u8]) -> Arena {
+    warmed_arena_for(&[bytes])
+}
+
+/// An arena that has decoded each of `inputs` once and been reset.
+pub fn warmed_arena_for(inputs: &[&[u8]]) -> Arena {
     let mut arena = Arena::new();
-    quarry_decode_reused(&mut arena, bytes);
+    for bytes in inputs {
+        quarry_decode_reused(&mut arena, bytes);
+    }
     arena.reset();
     arena
 }

@@ -27,7 +27,7 @@ use std::time::SystemTime;
 
 use quarry_benches::alloc_count::{self, AllocRow, CountingAlloc};
 use quarry_benches::report::{self, CRITERION_ARGS, mark, ratio_text};
-use quarry_benches::{binsize, outputs, wa};
+use quarry_benches::{binsize, callgrind_profile, outputs, wa};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -43,13 +43,44 @@ const ENCODERS: [&str; 5] = [
 /// The example server's load test, which writes `docs/BENCHMARKS-server.md`.
 const SERVER_COMMAND: &str = "cargo bench -p quarry-server --bench load";
 
-/// Target ratios quarry/peer (instructions, time) per case.
-fn target(case: &str) -> Option<(f64, f64)> {
+/// Target ratios quarry/peer per case: instructions with a reused arena,
+/// with a fresh one, then time with a reused arena, with a fresh one.
+fn target(case: &str) -> [Option<f64>; 4] {
     match case {
-        "fanout" | "large" | "usync_like" | "many_children" => Some((0.3, 0.4)),
-        "ack" | "small" => Some((0.6, 0.6)),
-        _ => None,
+        "fanout" | "large" | "usync_like" | "many_children" => {
+            [Some(0.3), Some(0.3), Some(0.4), Some(0.4)]
+        }
+        "ack" | "small" => [Some(0.6); 4],
+        wa::CORPUS => [Some(0.35), Some(0.6), None, None],
+        _ => [None; 4],
     }
+}
+
+/// The target column's text: `≤ Ir / ≤ time` when reused and fresh share
+/// them, the instruction targets per arena otherwise.
+fn target_text(case: &str) -> String {
+    let le = |t: Option<f64>| t.map_or_else(|| "-".to_owned(), |t| format!("≤ {t}"));
+    match target(case) {
+        [None, None, None, None] => "-".to_owned(),
+        [ir, ir_fresh, time, time_fresh] if ir == ir_fresh && time == time_fresh => {
+            format!("{} / {}", le(ir), le(time))
+        }
+        [ir, ir_fresh, None, None] => {
+            format!("Ir {} reused, {} fresh", le(ir), le(ir_fresh))
+        }
+        [ir, ir_fresh, time, time_fresh] => format!(
+            "Ir {} / {}, time {} / {}",
+            le(ir),
+            le(ir_fresh),
+            le(time),
+            le(time_fresh)
+        ),
+    }
+}
+
+/// The decode rows: the cases, then the small-stanza corpus (totals).
+fn decode_rows() -> impl Iterator<Item = &'static str> {
+    wa::CASE_NAMES.into_iter().chain([wa::CORPUS])
 }
 
 fn main() {
@@ -81,8 +112,11 @@ fn run() -> Result<(), String> {
     let alloc = alloc_count::measure_wa();
 
     let mut ns = BTreeMap::new();
-    for case in wa::CASE_NAMES {
+    for case in decode_rows() {
         for (group, ops) in [("wa_decode", &DECODERS[..]), ("wa_encode", &ENCODERS[..])] {
+            if case == wa::CORPUS && group == "wa_encode" {
+                continue;
+            }
             for &op in ops {
                 let group = format!("{group}_{case}");
                 let median = outputs::criterion_median_ns(&target_dir, &group, op)?;
@@ -104,7 +138,9 @@ fn run() -> Result<(), String> {
         }
     }
     let m = Measured { ns, ir, alloc };
-    let sections = [render_wa(&m)?, nostr, proto, size, server_section(&root)];
+    let mut wa_section = render_wa(&m)?;
+    profile_table(&mut wa_section, &target_dir);
+    let sections = [wa_section, nostr, proto, size, server_section(&root)];
     let text = document(&root, &sections, no_run);
     let out = out_arg().unwrap_or_else(|| root.join("docs").join("BENCHMARKS.md"));
     std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -251,6 +287,41 @@ fn server_section(root: &Path) -> String {
     w
 }
 
+/// Where quarry's instructions go over the small-stanza corpus: the
+/// callgrind run of `quarry_reused/corpus`, per function.
+fn profile_table(md: &mut String, target_dir: &Path) {
+    let out = callgrind_profile::callgrind_out(
+        target_dir,
+        "wa_iai",
+        "wa_decode",
+        "quarry_reused",
+        wa::CORPUS,
+    );
+    let _ = writeln!(
+        md,
+        "\n### Where the instructions go: the corpus\n\n\
+         One callgrind run of `quarry_reused/corpus` (all {} stanzas, reused arena), \
+         instructions per function as `callgrind_annotate` attributes them (code inlined into a \
+         function counts for it), the functions with at least 1% of the total.\n",
+        quarry_benches::wa_corpus::STANZAS
+    );
+    match callgrind_profile::profile(&out) {
+        Ok(p) => {
+            let _ = writeln!(
+                md,
+                "Total: {} instructions.\n\n| function | share |\n|---|---:|",
+                p.total
+            );
+            for (f, pct) in p.shares(1.0) {
+                let _ = writeln!(md, "| `{f}` | {pct:.1}% |");
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(md, "(no profile: {e})");
+        }
+    }
+}
+
 /// The WhatsApp section.
 fn render_wa(m: &Measured) -> Result<String, String> {
     let get =
@@ -275,7 +346,11 @@ fn render_wa(m: &Measured) -> Result<String, String> {
         "## WhatsApp binary nodes: quarry-wa vs wacore-binary\n\n\
          Inputs: the shapes of wacore-binary's own `binary_benchmark`, built with its `NodeBuilder` \
          and marshalled with its `marshal` (flags byte stripped), so both decoders read the same \
-         bytes. Each measurement is one decode plus drop of the result:\n\n\
+         bytes; and **corpus**, {} small stanzas of the kinds a client receives most (receipts, acks, \
+         1:1 and group messages with their `enc`, notifications, iq results, presence, chatstate, \
+         usync results; `benches/src/wa_corpus.rs` gives the shapes and their shares), built the \
+         same way and measured in total: every figure of its row is for all {} stanzas, decoded one \
+         after the other. Each measurement is one decode plus drop of the result:\n\n\
          * **peer**: `wacore_binary::marshal::unmarshal_ref` (wacore-binary, `default-features = false`), then drop of the `NodeRef` tree;\n\
          * **fresh**: `quarry_wa::decode` into `quarry_wa::arena_for(bytes)` (a new arena of the decoder's estimate, `quarry_wa::estimate_arena_bytes`, its one allocation), then drop of the arena;\n\
          * **reused**: `Arena::reset` and `quarry_wa::decode` into an arena that decoded the same input before.\n\n\
@@ -285,15 +360,19 @@ fn render_wa(m: &Measured) -> Result<String, String> {
          peer the live bytes after decode, for quarry the arena's chunk (sized up front by \
          `quarry_wa::estimate_arena_bytes`); \"owned held\" is what a `quarry_wa::OwnedStanza::decode` \
          keeps beyond its input (its boxed arena, shrunk to what the decode wrote, and the stanza itself); \
-         \"arena used\" is what the decode actually wrote into the arena.\n"
+         \"arena used\" is what the decode actually wrote into the arena.\n",
+        quarry_benches::wa_corpus::STANZAS,
+        quarry_benches::wa_corpus::STANZAS,
     );
 
     let _ = writeln!(w, "### Decode: ratios quarry / peer (lower is better)\n");
     let _ = writeln!(
         w,
         "Targets: instructions ≤ 0.3 and time ≤ 0.4 on fanout, large, usync_like and \
-         many_children; both ≤ 0.6 on ack and small; none on jid_heavy. ✓ met, ✗ missed. \
-         Each cell: reused arena / fresh arena.\n"
+         many_children; both ≤ 0.6 on ack and small; on the corpus, instructions ≤ 0.35 with a \
+         reused arena and ≤ 0.6 with a fresh one; none on jid_heavy. ✓ met, ✗ missed. \
+         Each cell: reused arena / fresh arena. The corpus has no allocation figures here (its \
+         stanzas are measured one by one in the rows above).\n"
     );
     let _ = writeln!(
         w,
@@ -301,16 +380,16 @@ fn render_wa(m: &Measured) -> Result<String, String> {
          |---|---:|---|---|---|---|---|"
     );
     let mut misses = Vec::new();
-    for case in wa::CASE_NAMES {
+    for case in decode_rows() {
         let t = target(case);
         let mut cells = Vec::new();
-        for (metric, map, limit) in [
-            ("instructions", &ir, t.map(|t| t.0)),
-            ("time", &m.ns, t.map(|t| t.1)),
+        for (metric, map, limits) in [
+            ("instructions", &ir, [t[0], t[1]]),
+            ("time", &m.ns, [t[2], t[3]]),
         ] {
             let peer = get(map, case, "peer")?;
             let mut pair = Vec::new();
-            for dec in ["quarry_reused", "quarry_fresh"] {
+            for (dec, limit) in ["quarry_reused", "quarry_fresh"].into_iter().zip(limits) {
                 let ratio = get(map, case, dec)? / peer;
                 if let Some(l) = limit
                     && ratio > l
@@ -324,23 +403,29 @@ fn render_wa(m: &Measured) -> Result<String, String> {
             }
             cells.push(pair.join(" / "));
         }
-        let peer = alloc(case, "peer")?;
-        let (reused, fresh) = (alloc(case, "quarry_reused")?, alloc(case, "quarry_fresh")?);
-        cells.push(format!(
-            "{} / {}",
-            ratio_text(reused.allocations, peer.allocations),
-            ratio_text(fresh.allocations, peer.allocations)
-        ));
-        cells.push(format!(
-            "{} / {}",
-            ratio_text(reused.held, peer.held),
-            ratio_text(fresh.held, peer.held)
-        ));
-        let target_text = t.map_or_else(|| "-".to_owned(), |(i, n)| format!("≤ {i} / ≤ {n}"));
+        let bytes = if case == wa::CORPUS {
+            cells.push("-".to_owned());
+            cells.push("-".to_owned());
+            wa::corpus().iter().map(|b| b.len()).sum::<usize>()
+        } else {
+            let peer = alloc(case, "peer")?;
+            let (reused, fresh) = (alloc(case, "quarry_reused")?, alloc(case, "quarry_fresh")?);
+            cells.push(format!(
+                "{} / {}",
+                ratio_text(reused.allocations, peer.allocations),
+                ratio_text(fresh.allocations, peer.allocations)
+            ));
+            cells.push(format!(
+                "{} / {}",
+                ratio_text(reused.held, peer.held),
+                ratio_text(fresh.held, peer.held)
+            ));
+            wa::input(case).len()
+        };
         let _ = writeln!(
             w,
-            "| {case} | {} | {target_text} | {} |",
-            wa::input(case).len(),
+            "| {case} | {bytes} | {} | {} |",
+            target_text(case),
             cells.join(" | ")
         );
     }
@@ -352,7 +437,7 @@ fn render_wa(m: &Measured) -> Result<String, String> {
         "| case | peer Ir | fresh Ir | reused Ir | peer ns | fresh ns | reused ns |\n\
          |---|---:|---:|---:|---:|---:|---:|"
     );
-    for case in wa::CASE_NAMES {
+    for case in decode_rows() {
         let _ = writeln!(
             w,
             "| {case} | {} | {} | {} | {:.0} | {:.0} | {:.0} |",

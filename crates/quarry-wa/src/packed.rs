@@ -94,6 +94,76 @@ pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
     invalid
 }
 
+/// Expand the 16 packed bytes of `block` into their 32 characters, all
+/// bytes at once in SSE2 registers: the high and the low nibbles are
+/// split, interleaved, and mapped to their characters by comparisons
+/// instead of table loads. Every byte value gives ASCII: nibbles 12..=14,
+/// which NIBBLE_8 refuses, come out as `/`, `0` and `1`, so callers check
+/// NIBBLE_8 data first ([`nibbles_valid_at`]). A caller with fewer than 16
+/// bytes of data passes them padded and uses the first two characters per
+/// data byte.
+///
+/// The block goes in and out as `u64` halves, so no pointer is involved.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn expand16(nibble: bool, block: [u8; 16]) -> [u8; 32] {
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8,
+        _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8, _mm_srli_epi16, _mm_srli_si128,
+        _mm_sub_epi8, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    };
+    let [lo_half, hi_half] = {
+        let (lo, hi) = block.split_at(8);
+        [lo, hi].map(|h| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(h);
+            i64::from_le_bytes(word)
+        })
+    };
+    // SAFETY: the intrinsics below take and return values only (no
+    // pointer); what they require is SSE2, which this function is compiled
+    // only with (`cfg(target_feature = "sse2")`, part of the x86-64
+    // baseline).
+    let words: [i64; 4] = unsafe {
+        let v = _mm_set_epi64x(hi_half, lo_half);
+        let low_nibble = _mm_set1_epi8(0x0F);
+        let high = _mm_and_si128(_mm_srli_epi16::<4>(v), low_nibble);
+        let low = _mm_and_si128(v, low_nibble);
+        let nine = _mm_set1_epi8(9);
+        let zero = _mm_set1_epi8(b'0' as i8);
+        let chars = |n: __m128i| -> __m128i {
+            let above_nine = _mm_cmpgt_epi8(n, nine);
+            if nibble {
+                // 0..=9 to '0'..='9', 10 to '-' and 11 to '.' (both 13
+                // below '0' + n), 15 (the pad) to NUL.
+                let letters = _mm_and_si128(above_nine, _mm_set1_epi8(0x0D));
+                let pad = _mm_cmpeq_epi8(n, low_nibble);
+                _mm_andnot_si128(pad, _mm_sub_epi8(_mm_add_epi8(n, zero), letters))
+            } else {
+                // 0..=9 to '0'..='9', 10..=15 to 'A'..='F' (7 above
+                // '0' + n).
+                let letters = _mm_and_si128(above_nine, _mm_set1_epi8(7));
+                _mm_add_epi8(_mm_add_epi8(n, zero), letters)
+            }
+        };
+        // Character 2i is the high nibble of byte i, character 2i + 1 its
+        // low one.
+        let first = chars(_mm_unpacklo_epi8(high, low));
+        let second = chars(_mm_unpackhi_epi8(high, low));
+        [
+            _mm_cvtsi128_si64(first),
+            _mm_cvtsi128_si64(_mm_srli_si128::<8>(first)),
+            _mm_cvtsi128_si64(second),
+            _mm_cvtsi128_si64(_mm_srli_si128::<8>(second)),
+        ]
+    };
+    let mut out = [0u8; 32];
+    for (quarter, word) in out.chunks_exact_mut(8).zip(words) {
+        quarter.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
 /// The pair of characters `byte` expands to ([`INVALID`] for a NIBBLE_8
 /// byte holding a nibble 12..=14).
 #[inline(always)]
@@ -340,5 +410,44 @@ mod tests {
             }
         }
         assert!(nibbles_valid(&[]));
+    }
+
+    /// `expand16` against the characters the alphabets give each nibble,
+    /// for every byte value at every position of the block.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn sse2_expansion_gives_the_alphabets_characters() {
+        // Under Miri a sample: every seventh byte value at every fifth
+        // position.
+        let (at_step, byte_step) = if cfg!(miri) { (5, 7) } else { (1, 1) };
+        for nibble in [false, true] {
+            let chars = if nibble { NIBBLE_CHARS } else { HEX_CHARS };
+            for at in (0..16).step_by(at_step) {
+                for byte in (0..=255u8).step_by(byte_step) {
+                    let mut block = [0x3Au8; 16];
+                    block[at] = byte;
+                    let got = expand16(nibble, block);
+                    assert!(got.is_ascii());
+                    for (i, &b) in block.iter().enumerate() {
+                        let want = [chars[usize::from(b >> 4)], chars[usize::from(b & 0x0F)]];
+                        let valid = !nibble || spec_valid(&[b]);
+                        if valid {
+                            assert_eq!(got[2 * i..2 * i + 2], want, "{nibble} {b:#04x} at {i}");
+                        }
+                    }
+                }
+            }
+        }
+        // Hand-made vectors: an id, a timestamp with its pad, a number with
+        // a dash and a dot.
+        let mut id = [0u8; 16];
+        id[..10].copy_from_slice(&[0x3E, 0xB0, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6, 0x07, 0x18]);
+        assert_eq!(&expand16(false, id)[..20], b"3EB0A1B2C3D4E5F60718");
+        let mut ts = [0u8; 16];
+        ts[..5].copy_from_slice(&[0x17, 0x33, 0x50, 0x01, 0x23]);
+        assert_eq!(&expand16(true, ts)[..10], b"1733500123");
+        let mut odd = [0u8; 16];
+        odd[..3].copy_from_slice(&[0x1A, 0x2B, 0x3F]);
+        assert_eq!(&expand16(true, odd)[..6], b"1-2.3\0");
     }
 }
