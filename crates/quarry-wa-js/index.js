@@ -1,0 +1,418 @@
+// quarry-wa for JavaScript: WhatsApp binary node codec.
+//
+// Decode: the node bytes are copied into the WebAssembly module, quarry-wa
+// decodes them there and writes one flat tape of u32 words (see
+// src/lib.rs); this file builds the JavaScript objects from the tape in one
+// pass, with the token dictionary held here once as a string array.
+// Encode: written here, straight into one reused byte buffer.
+
+import { readFileSync } from 'node:fs';
+import { inflate, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+
+const inflateAsync = promisify(inflate);
+
+const wasmBytes = readFileSync(new URL('./quarry_wa_js.wasm', import.meta.url));
+const { exports: wasm } = new WebAssembly.Instance(new WebAssembly.Module(wasmBytes), {});
+const memory = wasm.memory;
+
+// Views of the module's memory, made again after the memory grows (growing
+// detaches the old ArrayBuffer, and views of a detached buffer have length
+// 0: cheaper to test than reading `memory.buffer`).
+let mem = Buffer.from(memory.buffer);
+let words = new Uint32Array(memory.buffer);
+function views() {
+  if (mem.length === 0) {
+    mem = Buffer.from(memory.buffer);
+    words = new Uint32Array(memory.buffer);
+  }
+}
+
+const STR_INPUT = 0x80000000;
+const STR_SCRATCH = 0x40000000;
+const STR_NON_ASCII = 0x20000000;
+const STR_LEN_MASK = 0x1fffffff;
+
+const LIST_EMPTY = 0;
+const DICTIONARY_0 = 236;
+const AD_JID = 247;
+const LIST_8 = 248;
+const LIST_16 = 249;
+const JID_PAIR = 250;
+const HEX_8 = 251;
+const BINARY_8 = 252;
+const BINARY_20 = 253;
+const BINARY_32 = 254;
+const NIBBLE_8 = 255;
+
+/** The token strings by id: 0 is "", 1..235 single byte tokens, then the
+ * four double byte dictionaries (id 236 + 256 * dict + index). */
+export const TOKENS = (() => {
+  const ptr = wasm.qw_tokens_ptr();
+  const len = wasm.qw_tokens_len();
+  views();
+  const list = mem.toString('latin1', ptr, ptr + len).split('\0');
+  list.pop();
+  return Object.freeze(list);
+})();
+
+// Token text → wire code: below 256 one byte, else (236 + dict) << 8 | index.
+const TOKEN_CODE = new Map();
+for (let id = 1; id < TOKENS.length; id++) {
+  const text = TOKENS[id];
+  if (text === '') continue;
+  TOKEN_CODE.set(text, id < 236 ? id : ((DICTIONARY_0 + ((id - 236) >> 8)) << 8) | ((id - 236) & 255));
+}
+
+// ---------------------------------------------------------------- decode
+
+// The stanza being built: its input, the tape and the string area.
+let input;
+let tape;
+let at;
+let strBase;
+
+function asciiText(src, start, len) {
+  if (len <= 8) {
+    // Short strings: a loop beats a call into the runtime.
+    let s = '';
+    for (let i = start, end = start + len; i < end; i++) s += String.fromCharCode(src[i]);
+    return s;
+  }
+  return src.latin1Slice(start, start + len);
+}
+
+function readStr() {
+  const w = tape[at++];
+  if (w < STR_SCRATCH) return TOKENS[w];
+  let off = tape[at++];
+  const len = w & STR_LEN_MASK;
+  let src = input;
+  if (w < STR_INPUT) {
+    src = mem;
+    off += strBase;
+  }
+  if (w & STR_NON_ASCII) return src.utf8Slice(off, off + len);
+  return asciiText(src, off, len);
+}
+
+function readNode() {
+  const h = tape[at++];
+  const tag = readStr();
+  const attrs = {};
+  for (let n = h >>> 3; n > 0; n--) {
+    const key = readStr();
+    attrs[key] = readStr();
+  }
+  let content;
+  switch (h & 7) {
+    case 1:
+      content = readStr();
+      break;
+    case 2: {
+      const off = tape[at++];
+      content = input.subarray(off, off + tape[at++]);
+      break;
+    }
+    case 3: {
+      const n = tape[at++];
+      content = new Array(n);
+      for (let i = 0; i < n; i++) content[i] = readNode();
+      break;
+    }
+    case 4: {
+      const off = tape[at++] + strBase;
+      content = Buffer.from(mem.subarray(off, off + tape[at++]));
+      break;
+    }
+  }
+  return { tag, attrs, content };
+}
+
+function asBuffer(buf) {
+  if (Buffer.isBuffer(buf)) return buf;
+  if (buf instanceof Uint8Array) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf instanceof ArrayBuffer) return Buffer.from(buf);
+  throw new TypeError('expected a Uint8Array or Buffer');
+}
+
+/**
+ * Decode node bytes (no flags byte, already inflated) into a BinaryNode.
+ * Byte contents are subarrays of `buf` (as in Baileys).
+ * @param {Uint8Array} buf
+ */
+export function decodeDecompressedBinaryNode(buf) {
+  const b = asBuffer(buf);
+  const len = b.length;
+  const ptr = wasm.qw_input(len);
+  views();
+  mem.set(b, ptr);
+  const failed = wasm.qw_decode(len);
+  views();
+  strBase = wasm.qw_strings_ptr();
+  if (failed) {
+    throw new Error(mem.toString('utf8', strBase, strBase + wasm.qw_strings_len()));
+  }
+  input = b;
+  tape = words;
+  at = wasm.qw_tape_ptr() >>> 2;
+  const node = readNode();
+  input = undefined;
+  return node;
+}
+
+function body(frame) {
+  const b = asBuffer(frame);
+  if (b.length === 0) throw new Error('unexpected end of input at byte 0');
+  return b;
+}
+
+/**
+ * Decode a frame: a flags byte, then node bytes, zlib-compressed when
+ * `flags & 2`. Async like Baileys' (inflation runs on Node's zlib pool).
+ * @param {Uint8Array} frame
+ */
+export async function decodeBinaryNode(frame) {
+  const b = body(frame);
+  const rest = b.subarray(1);
+  return decodeDecompressedBinaryNode(2 & b[0] ? await inflateAsync(rest) : rest);
+}
+
+/**
+ * whatsapp-rust-bridge's name: decode a frame (flags byte first,
+ * zlib-compressed when `flags & 2`), synchronously.
+ * @param {Uint8Array} frame
+ */
+export function decodeNode(frame) {
+  const b = body(frame);
+  const rest = b.subarray(1);
+  return decodeDecompressedBinaryNode(2 & b[0] ? inflateSync(rest) : rest);
+}
+
+// ---------------------------------------------------------------- encode
+
+let out = Buffer.allocUnsafe(4096);
+let pos = 0;
+
+function room(n) {
+  if (pos + n > out.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, pos + n));
+    out.copy(bigger, 0, 0, pos);
+    out = bigger;
+  }
+}
+
+function byteLength(len) {
+  if (len < 256) {
+    out[pos++] = BINARY_8;
+    out[pos++] = len;
+  } else if (len < 1 << 20) {
+    out[pos++] = BINARY_20;
+    out[pos++] = len >>> 16;
+    out[pos++] = (len >>> 8) & 255;
+    out[pos++] = len & 255;
+  } else if (len <= 0xffffffff) {
+    out[pos++] = BINARY_32;
+    out.writeUInt32BE(len, pos);
+    pos += 4;
+  } else {
+    throw new Error('string too large to encode: ' + len);
+  }
+}
+
+function raw(s) {
+  const n = s.length;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    if (s.charCodeAt(i) > 127) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    room(n + 5);
+    byteLength(n);
+    for (let i = 0; i < n; i++) out[pos++] = s.charCodeAt(i);
+  } else {
+    const len = Buffer.byteLength(s, 'utf8');
+    room(len + 5);
+    byteLength(len);
+    pos += out.utf8Write(s, pos, len);
+  }
+}
+
+// Nibble alphabet 0-9 - . and hex 0-9 A-F: 1 = nibble only, 2 = hex only,
+// 3 = both.
+const PACK_CLASS = new Uint8Array(128);
+for (let c = 48; c < 58; c++) PACK_CLASS[c] = 3;
+PACK_CLASS[45] = 1;
+PACK_CLASS[46] = 1;
+for (let c = 65; c < 71; c++) PACK_CLASS[c] = 2;
+
+function packNibble(c) {
+  return c === 45 ? 10 : c === 46 ? 11 : c - 48;
+}
+function packHex(c) {
+  return c < 65 ? c - 48 : c - 55;
+}
+
+// 0 when not packable, else NIBBLE_8 or HEX_8.
+function packing(s) {
+  const n = s.length;
+  if (n === 0 || n > 127) return 0;
+  let cls = 3;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    cls &= c < 128 ? PACK_CLASS[c] : 0;
+    if (cls === 0) return 0;
+  }
+  return cls & 1 ? NIBBLE_8 : HEX_8;
+}
+
+function packed(s, tag) {
+  const n = s.length;
+  room(2 + (n >> 1) + 1);
+  out[pos++] = tag;
+  out[pos++] = ((n + 1) >> 1) | (n & 1 ? 128 : 0);
+  const f = tag === NIBBLE_8 ? packNibble : packHex;
+  let i = 0;
+  for (; i + 1 < n; i += 2) out[pos++] = (f(s.charCodeAt(i)) << 4) | f(s.charCodeAt(i + 1));
+  if (i < n) out[pos++] = (f(s.charCodeAt(i)) << 4) | 15;
+}
+
+// AD_JID domains of the servers that take a device.
+const AD_DOMAIN = { 's.whatsapp.net': 0, lid: 1, hosted: 128, 'hosted.lid': 129 };
+const SERVERS = new Set([
+  's.whatsapp.net', 'lid', 'g.us', 'broadcast', 'newsletter', 'hosted', 'hosted.lid', 'msgr',
+  'interop', 'bot', 'c.us', 'call',
+]);
+
+// Write `s` as a JID when it is one the wire can carry; false otherwise.
+function jid(s) {
+  const at_ = s.indexOf('@');
+  const server = s.slice(at_ + 1);
+  if (!SERVERS.has(server)) return false;
+  let user = s.slice(0, at_);
+  const colon = user.indexOf(':');
+  if (colon >= 0) {
+    const device = user.slice(colon + 1);
+    const domain = AD_DOMAIN[server];
+    if (domain === undefined || !/^[0-9]{1,3}$/.test(device) || +device > 255 || colon === 0) {
+      return false;
+    }
+    user = user.slice(0, colon);
+    room(3);
+    out[pos++] = AD_JID;
+    out[pos++] = domain;
+    out[pos++] = +device;
+    str(user, false);
+    return true;
+  }
+  room(2);
+  out[pos++] = JID_PAIR;
+  if (user === '') out[pos++] = LIST_EMPTY;
+  else str(user, false);
+  str(server, false);
+  return true;
+}
+
+function str(s, mayBeJid) {
+  const code = TOKEN_CODE.get(s);
+  if (code !== undefined) {
+    room(2);
+    if (code < 256) out[pos++] = code;
+    else {
+      out[pos++] = code >>> 8;
+      out[pos++] = code & 255;
+    }
+    return;
+  }
+  const tag = packing(s);
+  if (tag !== 0) return packed(s, tag);
+  if (mayBeJid && s.length <= 48 && s.indexOf('@') >= 0 && jid(s)) return;
+  raw(s);
+}
+
+function listStart(n) {
+  room(3);
+  if (n < 256) {
+    out[pos++] = LIST_8;
+    out[pos++] = n;
+  } else if (n <= 0xffff) {
+    out[pos++] = LIST_16;
+    out[pos++] = n >>> 8;
+    out[pos++] = n & 255;
+  } else {
+    throw new Error('too many items in one list: ' + n);
+  }
+}
+
+function node(n, depth) {
+  if (n === null || typeof n !== 'object') throw new TypeError('a BinaryNode must be an object');
+  if (depth > 128) throw new Error('nesting deeper than 128 levels');
+  const { tag, attrs, content } = n;
+  if (typeof tag !== 'string') throw new TypeError('a BinaryNode needs a string tag');
+  let keys = 0;
+  if (attrs) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v !== undefined && v !== null) keys++;
+    }
+  }
+  listStart(1 + 2 * keys + (content === undefined ? 0 : 1));
+  str(tag, true);
+  if (keys) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v === undefined || v === null) continue;
+      str(k, true);
+      str(typeof v === 'string' ? v : String(v), true);
+    }
+  }
+  if (content === undefined) return;
+  if (typeof content === 'string') str(content, true);
+  else if (content instanceof Uint8Array) {
+    const len = content.length;
+    room(len + 5);
+    byteLength(len);
+    out.set(content, pos);
+    pos += len;
+  } else if (Array.isArray(content)) {
+    listStart(content.length);
+    for (let i = 0; i < content.length; i++) node(content[i], depth + 1);
+  } else {
+    throw new TypeError(`invalid content for tag "${tag}": ${typeof content}`);
+  }
+}
+
+/**
+ * Encode a BinaryNode to a frame: the 0x00 flags byte, then the node bytes
+ * (as Baileys' encodeBinaryNode returns them). Strings are written as the
+ * wire's encoders write them: token, packed, JID, or raw UTF-8.
+ * @param {import('./index.d.ts').BinaryNode} n
+ * @returns {Buffer}
+ */
+export function encodeBinaryNode(n) {
+  pos = 0;
+  out[pos++] = 0;
+  try {
+    node(n, 0);
+  } catch (e) {
+    pos = 0;
+    throw e;
+  }
+  const result = Buffer.allocUnsafe(pos);
+  out.copy(result, 0, 0, pos);
+  if (out.length > 1 << 20) out = Buffer.allocUnsafe(4096);
+  return result;
+}
+
+/** whatsapp-rust-bridge's name for {@link encodeBinaryNode}. */
+export const encodeNode = encodeBinaryNode;
+
+/** Bytes of WebAssembly memory the module holds now (it grows to the
+ * largest stanza seen and never shrinks; buffers inside it are released
+ * after a large stanza and reused). */
+export function wasmMemoryBytes() {
+  return memory.buffer.byteLength;
+}
