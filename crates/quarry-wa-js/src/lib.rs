@@ -31,7 +31,8 @@
 //! byte tokens keep their byte, double byte token `(d, i)` is
 //! `236 + 256 * d + i`. JID attribute values are rendered into the string
 //! area the way Baileys renders them: `user[:device]@server`, and `@server`
-//! for an empty user.
+//! for an empty user (also where quarry-wa renders a JID to text: in tag,
+//! key and content position).
 //!
 //! ```
 //! let mut codec = quarry_wa_js::Codec::new();
@@ -44,7 +45,7 @@
 use std::cell::RefCell;
 use std::fmt::Write as _;
 
-use quarry_wa::{Arena, Content, Dictionary, Jid, Node, Value};
+use quarry_wa::{Arena, Content, Dictionary, Jid, Node, Server, Value};
 
 /// A string word with this bit set is followed by an offset into the
 /// input; the low bits ([`STR_LEN_MASK`]) hold the length.
@@ -318,9 +319,17 @@ impl Out {
         } else if let Some(id) = self.tokens.get(s) {
             self.tape.push(u32::from(id));
         } else {
-            self.tape.push(STR_SCRATCH | ascii | s.len() as u32);
-            self.tape.push(self.strings.len() as u32);
+            let start = self.strings.len();
+            // Text the decoder made: a packed string (digits, `-`, `.`,
+            // upper-case hex) or a rendered JID. A server name alone is a
+            // JID with an empty user, which Baileys renders as `@server`.
+            if s.as_bytes()[0].is_ascii_lowercase() && Server::from_name(s).is_some() {
+                self.strings.push(b'@');
+            }
             self.strings.extend_from_slice(s.as_bytes());
+            let len = self.strings.len() - start;
+            self.tape.push(STR_SCRATCH | ascii | len as u32);
+            self.tape.push(start as u32);
         }
     }
 
@@ -519,6 +528,22 @@ mod tests {
             ]
         );
         assert_eq!(strings, b"12:2@lid@s.whatsapp.net3.5");
+    }
+
+    #[test]
+    fn empty_user_jids_in_text_positions_render_as_baileys_does() {
+        // <message>JID_PAIR(LIST_EMPTY, g.us)</message>
+        let g_us = match Dictionary::v3().lookup("g.us") {
+            Some(quarry_wa::Token::Single(b)) => b,
+            _ => panic!("g.us is a single byte token"),
+        };
+        let (tape, strings) = decode(&[0xF8, 2, 19, 0xFA, 0, g_us]).unwrap();
+        assert_eq!(tape, [CONTENT_TEXT, 19, STR_SCRATCH | 5, 0]);
+        assert_eq!(strings, b"@g.us");
+        // The token itself as content stays the bare token.
+        let (tape, strings) = decode(&[0xF8, 2, 19, g_us]).unwrap();
+        assert_eq!(tape, [CONTENT_TEXT, 19, u32::from(g_us)]);
+        assert!(strings.is_empty());
     }
 
     #[test]
