@@ -136,6 +136,13 @@ function asBuffer(buf) {
   throw new TypeError('expected a Uint8Array or Buffer');
 }
 
+// The module's input buffer: its address and the length it is known to
+// hold. The module keeps a buffer of up to RETAIN_BYTES (1 MiB) between
+// calls, so only a longer input asks for a new one.
+let inputPtr = 0;
+let inputCap = 0;
+const RETAIN_BYTES = 1 << 20;
+
 /**
  * Decode node bytes (no flags byte, already inflated) into a BinaryNode.
  * Byte contents are subarrays of `buf` (as in Baileys).
@@ -144,18 +151,26 @@ function asBuffer(buf) {
 export function decodeDecompressedBinaryNode(buf) {
   const b = asBuffer(buf);
   const len = b.length;
-  const ptr = wasm.qw_input(len);
+  if (len > inputCap) {
+    inputPtr = wasm.qw_input(len);
+    inputCap = len <= RETAIN_BYTES ? len : 0;
+    views();
+  }
+  if (len <= 64) {
+    for (let i = 0; i < len; i++) mem[inputPtr + i] = b[i];
+  } else {
+    mem.set(b, inputPtr);
+  }
+  const tapePtr = wasm.qw_decode(len);
   views();
-  mem.set(b, ptr);
-  const failed = wasm.qw_decode(len);
-  views();
-  strBase = wasm.qw_strings_ptr();
-  if (failed) {
-    throw new Error(mem.toString('utf8', strBase, strBase + wasm.qw_strings_len()));
+  if (tapePtr === 0) {
+    const p = wasm.qw_strings_ptr();
+    throw new Error(mem.toString('utf8', p, p + wasm.qw_strings_len()));
   }
   input = b;
   tape = words;
-  at = wasm.qw_tape_ptr() >>> 2;
+  at = tapePtr >>> 2;
+  strBase = tape[at - 1];
   const node = readNode();
   input = undefined;
   return node;
@@ -402,7 +417,11 @@ export function encodeBinaryNode(n) {
     throw e;
   }
   const result = Buffer.allocUnsafe(pos);
-  out.copy(result, 0, 0, pos);
+  if (pos <= 64) {
+    for (let i = 0; i < pos; i++) result[i] = out[i];
+  } else {
+    out.copy(result, 0, 0, pos);
+  }
   if (out.length > 1 << 20) out = Buffer.allocUnsafe(4096);
   return result;
 }

@@ -4,7 +4,7 @@
 //! The module exports a plain C ABI (no wasm-bindgen). JavaScript writes a
 //! stanza's node bytes into the buffer [`qw_input`] returns, calls
 //! [`qw_decode`], and reads the decoded tree back as one flat *tape* of
-//! `u32` words ([`qw_tape_ptr`], [`qw_tape_len`]) plus a byte area of
+//! `u32` words (at the address `qw_decode` returns) plus a byte area of
 //! strings the input does not hold ([`qw_strings_ptr`]). It then builds
 //! the JavaScript objects itself in one pass. One call crosses the
 //! boundary per stanza; no JavaScript object is made from Rust.
@@ -191,6 +191,9 @@ impl Codec {
     /// The input buffer, at least `len` bytes long.
     pub fn input(&mut self, len: usize) -> &mut [u8] {
         if self.input.len() < len {
+            // Exactly `len`: JavaScript keeps the address of a buffer of
+            // up to RETAIN_BYTES, which `trim` must then leave alone.
+            self.input.reserve_exact(len - self.input.len());
             self.input.resize(len, 0);
         }
         &mut self.input[..len]
@@ -202,6 +205,8 @@ impl Codec {
     pub fn decode(&mut self, len: usize) -> Result<(), String> {
         self.arena.reset();
         self.out.tape.clear();
+        // Room for the string area's address (see `qw_decode`).
+        self.out.tape.push(0);
         self.out.strings.clear();
         let input = self.input.get(..len).unwrap_or(&[]);
         let result = match quarry_wa::decode(&self.arena, input) {
@@ -221,7 +226,7 @@ impl Codec {
 
     /// The tape of the last successful decode.
     pub fn tape(&self) -> &[u32] {
-        &self.out.tape
+        self.out.tape.get(1..).unwrap_or(&[])
     }
 
     /// The string area of the last decode (the error message after a
@@ -335,19 +340,48 @@ impl Out {
 
     fn jid(&mut self, jid: Jid<'_>) {
         let start = self.strings.len();
-        if jid.user().is_empty() {
-            self.strings.push(b'@');
-            self.strings
-                .extend_from_slice(jid.server().as_str().as_bytes());
-        } else {
-            // Writing to a vector does not fail.
-            let _ = write!(Sink(&mut self.strings), "{jid}");
+        let user = jid.user();
+        match user.as_str() {
+            Some(text) => self.strings.extend_from_slice(text.as_bytes()),
+            // Packed: expanded by quarry-wa's Display (writing to a vector
+            // does not fail).
+            None => {
+                let _ = write!(Sink(&mut self.strings), "{user}");
+            }
         }
+        // Baileys writes an agent as `_N`; the binary decoder never sets one.
+        if jid.agent() > 0 {
+            self.strings.push(b'_');
+            decimal(&mut self.strings, u32::from(jid.agent()));
+        }
+        if jid.device() > 0 {
+            self.strings.push(b':');
+            decimal(&mut self.strings, u32::from(jid.device()));
+        }
+        self.strings.push(b'@');
+        self.strings
+            .extend_from_slice(jid.server().as_str().as_bytes());
         let text = &self.strings[start..];
         let ascii = if text.is_ascii() { 0 } else { STR_NON_ASCII };
         self.tape.push(STR_SCRATCH | ascii | text.len() as u32);
         self.tape.push(start as u32);
     }
+}
+
+/// Append `n` in decimal.
+fn decimal(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// The offset of `part` in `whole`, when `part` lies inside it.
@@ -371,17 +405,20 @@ pub extern "C" fn qw_input(len: usize) -> *mut u8 {
     CODEC.with_borrow_mut(|c| c.input(len).as_mut_ptr())
 }
 
-/// Decode the first `len` input bytes. Returns 0 on success (the tape is
-/// ready) and 1 on error (the string area holds the message).
+/// Decode the first `len` input bytes. Returns the address of the tape
+/// on success, and 0 on error (the string area holds the message). The
+/// address of the string area is at [`qw_strings_ptr`], and also in the
+/// word just before the tape.
 #[unsafe(no_mangle)]
-pub extern "C" fn qw_decode(len: usize) -> u32 {
-    CODEC.with_borrow_mut(|c| u32::from(c.decode(len).is_err()))
-}
-
-/// Address of the tape.
-#[unsafe(no_mangle)]
-pub extern "C" fn qw_tape_ptr() -> *const u32 {
-    CODEC.with_borrow(|c| c.tape().as_ptr())
+pub extern "C" fn qw_decode(len: usize) -> *const u32 {
+    CODEC.with_borrow_mut(|c| match c.decode(len) {
+        Ok(()) => {
+            // Addresses are 32 bits on wasm32 (the host value is unused).
+            c.out.tape[0] = c.out.strings.as_ptr() as usize as u32;
+            c.tape().as_ptr()
+        }
+        Err(_) => std::ptr::null(),
+    })
 }
 
 /// Length of the tape in words.

@@ -122,3 +122,17 @@ test('memory stays bounded: a large stanza, then many small ones', () => {
   decodeDecompressedBinaryNode(bytes);
   assert.equal(wasmMemoryBytes(), after);
 });
+
+test('inputs of changing sizes around the retained-buffer limit decode right', () => {
+  const stanza = (size, fill) => {
+    const head = Buffer.from([0xf8, 2, 19, 0xfe, 0, 0, 0, 0]);
+    head.writeUInt32BE(size, 4);
+    return Buffer.concat([head, Buffer.alloc(size, fill)]);
+  };
+  const sizes = [600_000, 900_000, 1_048_000, 1_500_000, 10, 700_000, 2_000_000, 1_000_000];
+  sizes.forEach((size, i) => {
+    const node = decodeDecompressedBinaryNode(stanza(size, i + 1));
+    assert.equal(node.content.length, size);
+    assert.equal(node.content[size - 1], i + 1);
+  });
+});
