@@ -247,7 +247,10 @@ function raw(s) {
   if (ascii) {
     room(n + 5);
     byteLength(n);
-    for (let i = 0; i < n; i++) out[pos++] = s.charCodeAt(i);
+    const o = out;
+    let p = pos;
+    for (let i = 0; i < n; i++) o[p++] = s.charCodeAt(i);
+    pos = p;
   } else {
     const len = Buffer.byteLength(s, 'utf8');
     room(len + 5);
@@ -264,19 +267,20 @@ PACK_CLASS[45] = 1;
 PACK_CLASS[46] = 1;
 for (let c = 65; c < 71; c++) PACK_CLASS[c] = 2;
 
-function packNibble(c) {
-  return c === 45 ? 10 : c === 46 ? 11 : c - 48;
-}
-function packHex(c) {
-  return c < 65 ? c - 48 : c - 55;
-}
+// Character code → nibble value, for each alphabet.
+const NIBBLE_VALUE = new Uint8Array(128);
+const HEX_VALUE = new Uint8Array(128);
+for (let c = 48; c < 58; c++) NIBBLE_VALUE[c] = HEX_VALUE[c] = c - 48;
+NIBBLE_VALUE[45] = 10;
+NIBBLE_VALUE[46] = 11;
+for (let c = 65; c < 71; c++) HEX_VALUE[c] = c - 55;
 
-// 0 when not packable, else NIBBLE_8 or HEX_8.
-function packing(s) {
-  const n = s.length;
+// 0 when s[from..to) is not packable, else NIBBLE_8 or HEX_8.
+function packing(s, from, to) {
+  const n = to - from;
   if (n === 0 || n > 127) return 0;
   let cls = 3;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
     cls &= c < 128 ? PACK_CLASS[c] : 0;
     if (cls === 0) return 0;
@@ -284,67 +288,122 @@ function packing(s) {
   return cls & 1 ? NIBBLE_8 : HEX_8;
 }
 
-function packed(s, tag) {
-  const n = s.length;
+function packed(s, from, to, tag) {
+  const n = to - from;
   room(2 + (n >> 1) + 1);
   out[pos++] = tag;
   out[pos++] = ((n + 1) >> 1) | (n & 1 ? 128 : 0);
-  const f = tag === NIBBLE_8 ? packNibble : packHex;
-  let i = 0;
-  for (; i + 1 < n; i += 2) out[pos++] = (f(s.charCodeAt(i)) << 4) | f(s.charCodeAt(i + 1));
-  if (i < n) out[pos++] = (f(s.charCodeAt(i)) << 4) | 15;
+  const value = tag === NIBBLE_8 ? NIBBLE_VALUE : HEX_VALUE;
+  const o = out;
+  let p = pos;
+  let i = from;
+  for (; i + 1 < to; i += 2) o[p++] = (value[s.charCodeAt(i)] << 4) | value[s.charCodeAt(i + 1)];
+  if (i < to) o[p++] = (value[s.charCodeAt(i)] << 4) | 15;
+  pos = p;
 }
 
-// AD_JID domains of the servers that take a device.
-const AD_DOMAIN = { 's.whatsapp.net': 0, lid: 1, hosted: 128, 'hosted.lid': 129 };
-const SERVERS = new Set([
-  's.whatsapp.net', 'lid', 'g.us', 'broadcast', 'newsletter', 'hosted', 'hosted.lid', 'msgr',
-  'interop', 'bot', 'c.us', 'call',
-]);
+// The longest token made only of packable characters: a packable string
+// longer than this is no token, and needs no lookup.
+let PACKABLE_TOKEN_MAX = 0;
+for (const t of TOKENS) {
+  if (packing(t, 0, t.length) !== 0) PACKABLE_TOKEN_MAX = Math.max(PACKABLE_TOKEN_MAX, t.length);
+}
+
+// s[from..to) as a JID's user: packed without making a substring when it
+// can be, else as any string.
+function jidUser(s, from, to) {
+  const tag = to - from > PACKABLE_TOKEN_MAX ? packing(s, from, to) : 0;
+  if (tag !== 0) packed(s, from, to, tag);
+  else str(s.slice(from, to), false);
+}
+
+// The servers a JID can name, by name length: the wire code of each, and
+// the AD_JID domain of those that take a device (-1 for the others).
+const SERVERS_BY_LENGTH = [];
+for (const [name, domain] of [
+  ['s.whatsapp.net', 0], ['lid', 1], ['hosted', 128], ['hosted.lid', 129], ['g.us', -1],
+  ['broadcast', -1], ['newsletter', -1], ['msgr', -1], ['interop', -1], ['bot', -1],
+  ['c.us', -1], ['call', -1],
+]) {
+  (SERVERS_BY_LENGTH[name.length] ??= []).push({ name, domain, code: TOKEN_CODE.get(name) });
+}
+
+// The server named by s[from..], without making a substring.
+function serverAt(s, from) {
+  const candidates = SERVERS_BY_LENGTH[s.length - from];
+  if (candidates === undefined) return undefined;
+  for (let i = 0; i < candidates.length; i++) {
+    if (s.startsWith(candidates[i].name, from)) return candidates[i];
+  }
+  return undefined;
+}
+
+function serverCode(info) {
+  const code = info.code;
+  if (code === undefined) return raw(info.name);
+  room(2);
+  if (code < 256) out[pos++] = code;
+  else {
+    out[pos++] = code >>> 8;
+    out[pos++] = code & 255;
+  }
+}
+
+// A device number: 1 to 3 decimal digits, at most 255; else -1.
+function deviceOf(s, from, to) {
+  const n = to - from;
+  if (n < 1 || n > 3) return -1;
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v > 255 ? -1 : v;
+}
 
 // Write `s` as a JID when it is one the wire can carry; false otherwise.
 function jid(s) {
   const at_ = s.indexOf('@');
-  const server = s.slice(at_ + 1);
-  if (!SERVERS.has(server)) return false;
-  let user = s.slice(0, at_);
-  const colon = user.indexOf(':');
-  if (colon >= 0) {
-    const device = user.slice(colon + 1);
-    const domain = AD_DOMAIN[server];
-    if (domain === undefined || !/^[0-9]{1,3}$/.test(device) || +device > 255 || colon === 0) {
-      return false;
-    }
-    user = user.slice(0, colon);
+  const info = serverAt(s, at_ + 1);
+  if (info === undefined) return false;
+  const colon = s.indexOf(':');
+  if (colon >= 0 && colon < at_) {
+    const device = deviceOf(s, colon + 1, at_);
+    if (info.domain < 0 || device < 0 || colon === 0) return false;
     room(3);
     out[pos++] = AD_JID;
-    out[pos++] = domain;
-    out[pos++] = +device;
-    str(user, false);
+    out[pos++] = info.domain;
+    out[pos++] = device;
+    jidUser(s, 0, colon);
     return true;
   }
   room(2);
   out[pos++] = JID_PAIR;
-  if (user === '') out[pos++] = LIST_EMPTY;
-  else str(user, false);
-  str(server, false);
+  if (at_ === 0) out[pos++] = LIST_EMPTY;
+  else jidUser(s, 0, at_);
+  serverCode(info);
   return true;
 }
 
 function str(s, mayBeJid) {
-  const code = TOKEN_CODE.get(s);
-  if (code !== undefined) {
-    room(2);
-    if (code < 256) out[pos++] = code;
-    else {
-      out[pos++] = code >>> 8;
-      out[pos++] = code & 255;
+  const n = s.length;
+  const tag = packing(s, 0, n);
+  if (tag !== 0 && n > PACKABLE_TOKEN_MAX) return packed(s, 0, n, tag);
+  if (n <= 48) {
+    const code = TOKEN_CODE.get(s);
+    if (code !== undefined) {
+      room(2);
+      if (code < 256) out[pos++] = code;
+      else {
+        out[pos++] = code >>> 8;
+        out[pos++] = code & 255;
+      }
+      return;
     }
-    return;
+    if (tag !== 0) return packed(s, 0, n, tag);
+    if (mayBeJid && s.indexOf('@') >= 0 && jid(s)) return;
   }
-  const tag = packing(s);
-  if (tag !== 0) return packed(s, tag);
-  if (mayBeJid && s.length <= 48 && s.indexOf('@') >= 0 && jid(s)) return;
   raw(s);
 }
 

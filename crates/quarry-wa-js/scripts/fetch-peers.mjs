@@ -15,7 +15,7 @@ export function fetchBaileys() {
   if (existsSync(join(baileysDir, 'lib', 'WABinary', 'decode.js'))) return true;
   mkdirSync(baileysDir, { recursive: true });
   try {
-    const name = execFileSync('npm', ['pack', `baileys@${BAILEYS_VERSION}`, '--silent'], {
+    const name = execFileSync('npm', ['pack', `baileys@${BAILEYS_VERSION}`, '--silent', '--fetch-retries=0'], {
       cwd: peersDir,
       timeout: 60_000,
       encoding: 'utf8',

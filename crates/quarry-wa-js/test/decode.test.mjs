@@ -136,3 +136,19 @@ test('inputs of changing sizes around the retained-buffer limit decode right', (
     assert.equal(node.content[size - 1], i + 1);
   });
 });
+
+test('Messenger and interop JIDs render with their device and server', () => {
+  const jid = tok('jid');
+  const msgr = [0xfc, 4, ...Buffer.from('msgr')];
+  const interop = [0xfc, 7, ...Buffer.from('interop')];
+  // FB_JID: user "a", device u16 2, server; INTEROP_JID: user, device, integrator 7, server.
+  const fb = Buffer.from([0xf8, 3, 19, jid, 0xf6, 0xfc, 1, 0x61, 0, 2, ...msgr]);
+  const io = Buffer.from([0xf8, 3, 19, jid, 0xf5, 0xfc, 1, 0x61, 0, 2, 0, 7, ...interop]);
+  assert.equal(decodeDecompressedBinaryNode(fb).attrs.jid, 'a:2@msgr');
+  assert.equal(decodeDecompressedBinaryNode(io).attrs.jid, 'a:2@interop');
+  // FB_JID with another server is rejected.
+  assert.throws(
+    () => decodeDecompressedBinaryNode(Buffer.from([0xf8, 3, 19, jid, 0xf6, 0xfc, 1, 0x61, 0, 2, ...interop])),
+    /at byte/,
+  );
+});
