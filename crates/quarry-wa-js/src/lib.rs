@@ -43,7 +43,6 @@
 //! ```
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 
 use quarry_wa::{Arena, Content, Dictionary, Jid, Node, Server, Value};
 
@@ -253,16 +252,6 @@ impl Codec {
     }
 }
 
-/// Appends text to a byte vector (for `write!`).
-struct Sink<'a>(&'a mut Vec<u8>);
-
-impl std::fmt::Write for Sink<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
-    }
-}
-
 impl Out {
     fn node(&mut self, input: &[u8], node: Node<'_>) {
         let attrs = node.attrs();
@@ -341,14 +330,8 @@ impl Out {
     fn jid(&mut self, jid: Jid<'_>) {
         let start = self.strings.len();
         let user = jid.user();
-        match user.as_str() {
-            Some(text) => self.strings.extend_from_slice(text.as_bytes()),
-            // Packed: expanded by quarry-wa's Display (writing to a vector
-            // does not fail).
-            None => {
-                let _ = write!(Sink(&mut self.strings), "{user}");
-            }
-        }
+        // A packed user is expanded by quarry-wa (into a short-lived string).
+        self.strings.extend_from_slice(user.to_text().as_bytes());
         // Baileys writes an agent as `_N`; the binary decoder never sets one.
         if jid.agent() > 0 {
             self.strings.push(b'_');
