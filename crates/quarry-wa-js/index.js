@@ -28,6 +28,7 @@ function views() {
   }
 }
 
+const STR_JID = 0xc0000000;
 const STR_INPUT = 0x80000000;
 const STR_SCRATCH = 0x40000000;
 const STR_NON_ASCII = 0x20000000;
@@ -47,14 +48,15 @@ const NIBBLE_8 = 255;
 
 /** The token strings by id: 0 is "", 1..235 single byte tokens, then the
  * four double byte dictionaries (id 236 + 256 * dict + index). */
-export const TOKENS = (() => {
+const TABLE = (() => {
   const ptr = wasm.qw_tokens_ptr();
   const len = wasm.qw_tokens_len();
   views();
-  const list = mem.toString('latin1', ptr, ptr + len).split('\0');
-  list.pop();
-  return Object.freeze(list);
+  return mem.toString('latin1', ptr, ptr + len).split('\0');
 })();
+export const TOKENS = Object.freeze(TABLE.slice(0, 236 + 4 * 256));
+// '@' and the server name, by quarry-wa's server number.
+const SERVER_SUFFIX = TABLE.slice(236 + 4 * 256, -1).map((name) => '@' + name);
 
 // Token text → wire code: below 256 one byte, else (236 + dict) << 8 | index.
 const TOKEN_CODE = new Map();
@@ -85,6 +87,12 @@ function asciiText(src, start, len) {
 function readStr() {
   const w = tape[at++];
   if (w < STR_SCRATCH) return TOKENS[w];
+  if (w >= STR_JID) {
+    const user = readStr();
+    const device = w & 0xffff;
+    const server = SERVER_SUFFIX[(w >>> 16) & 0xff];
+    return device === 0 ? user + server : user + ':' + device + server;
+  }
   let off = tape[at++];
   const len = w & STR_LEN_MASK;
   let src = input;

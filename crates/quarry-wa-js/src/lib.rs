@@ -24,15 +24,17 @@
 //! string  = token                        one word below STR_SCRATCH
 //!         | STR_INPUT | flags | len, offset      bytes of the input
 //!         | STR_SCRATCH | flags | len, offset    bytes of the string area
+//!         | STR_JID | server << 16 | device, string(user)   a JID attribute value
 //! ```
 //!
 //! `flags` is [`STR_NON_ASCII`] when the bytes are not all ASCII. Token
 //! ids are those [`token_table`] lists: `0` is the empty string, single
 //! byte tokens keep their byte, double byte token `(d, i)` is
-//! `236 + 256 * d + i`. JID attribute values are rendered into the string
-//! area the way Baileys renders them: `user[:device]@server`, and `@server`
-//! for an empty user (also where quarry-wa renders a JID to text: in tag,
-//! key and content position).
+//! `236 + 256 * d + i`. JID attribute values come in parts, which
+//! JavaScript joins the way Baileys renders them: `user[:device]@server`,
+//! and `@server` for an empty user. Where quarry-wa renders a JID to text
+//! itself (tag, key and content position), an empty user's JID, which it
+//! writes as the server name alone, gets the `@` in front here.
 //!
 //! ```
 //! let mut codec = quarry_wa_js::Codec::new();
@@ -52,6 +54,10 @@ pub const STR_INPUT: u32 = 0x8000_0000;
 /// A string word with this bit set is followed by an offset into the
 /// string area; the low bits ([`STR_LEN_MASK`]) hold the length.
 pub const STR_SCRATCH: u32 = 0x4000_0000;
+/// A string word with both [`STR_INPUT`] and [`STR_SCRATCH`] set is a
+/// JID: bits 16..24 hold its [`Server`] (`as u8`), the low 16 bits its
+/// device (0: none), and the user's string follows.
+pub const STR_JID: u32 = STR_INPUT | STR_SCRATCH;
 /// Set in a string word when the bytes are not all ASCII.
 pub const STR_NON_ASCII: u32 = 0x2000_0000;
 /// The length bits of a string word.
@@ -141,12 +147,17 @@ fn tokens(dict: &'static Dictionary) -> impl Iterator<Item = (u16, Option<&'stat
     single.chain(double)
 }
 
-/// The token strings in id order, each followed by a NUL byte (tokens hold
-/// none); an unused slot is an empty string.
+/// The token strings in id order, then the names of [`Server::ALL`] in
+/// order, each followed by a NUL byte (tokens hold none); an unused token
+/// slot is an empty string.
 pub fn token_table() -> Vec<u8> {
     let mut out = Vec::new();
     for (_, token) in tokens(Dictionary::v3()) {
         out.extend_from_slice(token.unwrap_or("").as_bytes());
+        out.push(0);
+    }
+    for server in Server::ALL {
+        out.extend_from_slice(server.as_str().as_bytes());
         out.push(0);
     }
     out
@@ -274,7 +285,7 @@ impl Out {
             self.str(input, key);
             match value {
                 Value::Str(s) => self.str(input, s),
-                Value::Jid(jid) => self.jid(jid),
+                Value::Jid(jid) => self.jid(input, jid),
             }
         }
         match node.content() {
@@ -327,16 +338,25 @@ impl Out {
         }
     }
 
-    fn jid(&mut self, jid: Jid<'_>) {
-        let start = self.strings.len();
-        let user = jid.user();
-        // A packed user is expanded by quarry-wa (into a short-lived string).
-        self.strings.extend_from_slice(user.to_text().as_bytes());
-        // Baileys writes an agent as `_N`; the binary decoder never sets one.
-        if jid.agent() > 0 {
-            self.strings.push(b'_');
-            decimal(&mut self.strings, u32::from(jid.agent()));
+    fn jid(&mut self, input: &[u8], jid: Jid<'_>) {
+        if jid.agent() == 0 {
+            // user, device and server apart: JavaScript joins them.
+            self.tape
+                .push(STR_JID | (jid.server() as u32) << 16 | u32::from(jid.device()));
+            let user = jid.user();
+            match user.as_str() {
+                Some(text) => self.str(input, text),
+                None => self.scratch(user.to_text().as_bytes()),
+            }
+            return;
         }
+        // Not made by the decoder (it never sets an agent): rendered here,
+        // with Baileys' `_` before the agent.
+        let start = self.strings.len();
+        self.strings
+            .extend_from_slice(jid.user().to_text().as_bytes());
+        self.strings.push(b'_');
+        decimal(&mut self.strings, u32::from(jid.agent()));
         if jid.device() > 0 {
             self.strings.push(b':');
             decimal(&mut self.strings, u32::from(jid.device()));
@@ -348,6 +368,14 @@ impl Out {
         let ascii = if text.is_ascii() { 0 } else { STR_NON_ASCII };
         self.tape.push(STR_SCRATCH | ascii | text.len() as u32);
         self.tape.push(start as u32);
+    }
+
+    /// A string word for `bytes`, copied into the string area.
+    fn scratch(&mut self, bytes: &[u8]) {
+        let ascii = if bytes.is_ascii() { 0 } else { STR_NON_ASCII };
+        self.tape.push(STR_SCRATCH | ascii | bytes.len() as u32);
+        self.tape.push(self.strings.len() as u32);
+        self.strings.extend_from_slice(bytes);
     }
 }
 
@@ -538,16 +566,17 @@ mod tests {
                 (2 << 3) | CONTENT_TEXT,
                 236 + 256 * u32::from(d) + u32::from(i),
                 u32::from(single("jid")),
-                STR_SCRATCH | 8,
+                STR_JID | (1 << 16) | 2,
+                STR_SCRATCH | 2,
                 0,
                 u32::from(single("from")),
-                STR_SCRATCH | 15,
-                8,
+                STR_JID,
+                0,
                 STR_SCRATCH | 3,
-                23,
+                2,
             ]
         );
-        assert_eq!(strings, b"12:2@lid@s.whatsapp.net3.5");
+        assert_eq!(strings, b"123.5");
     }
 
     #[test]
@@ -581,7 +610,9 @@ mod tests {
         let table = token_table();
         let texts: Vec<&[u8]> = table.split(|&b| b == 0).collect();
         // NUL after each entry: one empty piece after the last.
-        assert_eq!(texts.len(), TOKEN_COUNT + 1);
+        assert_eq!(texts.len(), TOKEN_COUNT + Server::ALL.len() + 1);
+        assert_eq!(texts[TOKEN_COUNT], b"s.whatsapp.net");
+        assert_eq!(texts[TOKEN_COUNT + 11], b"call");
         assert_eq!(texts[0], b"");
         assert_eq!(texts[19], b"message");
         let dict = Dictionary::v3();
