@@ -184,6 +184,15 @@ export function decodeDecompressedBinaryNode(buf) {
   return node;
 }
 
+// WhatsApp refuses frames that inflate past 16 MiB; so does this.
+const INFLATE_OPTIONS = { maxOutputLength: 16 << 20 };
+
+// zlib does not say where a stream went wrong: the offset is the
+// compressed body's start, after the flags byte.
+function inflateError(e) {
+  return new Error(`invalid compressed frame (${e.message}) at byte 1`);
+}
+
 function body(frame) {
   const b = asBuffer(frame);
   if (b.length === 0) throw new Error('unexpected end of input at byte 0');
@@ -198,7 +207,14 @@ function body(frame) {
 export async function decodeBinaryNode(frame) {
   const b = body(frame);
   const rest = b.subarray(1);
-  return decodeDecompressedBinaryNode(2 & b[0] ? await inflateAsync(rest) : rest);
+  if (!(2 & b[0])) return decodeDecompressedBinaryNode(rest);
+  let inflated;
+  try {
+    inflated = await inflateAsync(rest, INFLATE_OPTIONS);
+  } catch (e) {
+    throw inflateError(e);
+  }
+  return decodeDecompressedBinaryNode(inflated);
 }
 
 /**
@@ -209,7 +225,14 @@ export async function decodeBinaryNode(frame) {
 export function decodeNode(frame) {
   const b = body(frame);
   const rest = b.subarray(1);
-  return decodeDecompressedBinaryNode(2 & b[0] ? inflateSync(rest) : rest);
+  if (!(2 & b[0])) return decodeDecompressedBinaryNode(rest);
+  let inflated;
+  try {
+    inflated = inflateSync(rest, INFLATE_OPTIONS);
+  } catch (e) {
+    throw inflateError(e);
+  }
+  return decodeDecompressedBinaryNode(inflated);
 }
 
 // ---------------------------------------------------------------- encode

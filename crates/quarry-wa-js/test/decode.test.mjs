@@ -104,7 +104,12 @@ test('frames: flags byte, zlib when flags & 2, async and sync', async () => {
   assert.deepStrictEqual(decodeNode(zipped), want);
   assert.deepStrictEqual(decodeNode(new Uint8Array([0, ...body])), want);
   await assert.rejects(decodeBinaryNode(Buffer.alloc(0)), /at byte 0/);
-  await assert.rejects(decodeBinaryNode(Buffer.from([2, 1, 2, 3])), Error);
+  await assert.rejects(decodeBinaryNode(Buffer.from([2, 1, 2, 3])), /invalid compressed frame .* at byte 1/);
+  assert.throws(() => decodeNode(Buffer.from([2, 1, 2, 3])), /at byte 1/);
+  // A frame that inflates past 16 MiB is refused before it is decoded.
+  const bomb = Buffer.concat([Buffer.from([2]), deflateSync(Buffer.alloc((16 << 20) + 1))]);
+  await assert.rejects(decodeBinaryNode(bomb), /at byte 1/);
+  assert.throws(() => decodeNode(bomb), /at byte 1/);
 });
 
 test('memory stays bounded: a large stanza, then many small ones', () => {
