@@ -1,0 +1,35 @@
+/// <reference types="node" />
+
+/** A WhatsApp binary node, in Baileys' shape. */
+export interface BinaryNode {
+  tag: string;
+  attrs: { [key: string]: string };
+  /** Child nodes, bytes (raw-encoded content), or text (a token, a packed
+   * string or a JID). Decoded bytes are Buffers over the input. */
+  content?: BinaryNode[] | Uint8Array | string;
+}
+
+/** The v3 token dictionary by id: 0 is "", 1..235 single byte tokens,
+ * 236 + 256 * dict + index the double byte ones. */
+export declare const TOKENS: readonly string[];
+
+/** Decode node bytes (no flags byte, already inflated). Throws an Error
+ * whose message names the byte offset on malformed input. */
+export declare function decodeDecompressedBinaryNode(buf: Uint8Array | ArrayBuffer): BinaryNode;
+
+/** Decode a frame: a flags byte, then node bytes, zlib-compressed when
+ * `flags & 2`. Async like Baileys' `decodeBinaryNode`. */
+export declare function decodeBinaryNode(frame: Uint8Array | ArrayBuffer): Promise<BinaryNode>;
+
+/** whatsapp-rust-bridge's name: decode a frame (flags byte first),
+ * synchronously; returns a plain BinaryNode (nothing to free). */
+export declare function decodeNode(frame: Uint8Array | ArrayBuffer): BinaryNode;
+
+/** Encode to a frame: a 0x00 flags byte, then the node bytes. */
+export declare function encodeBinaryNode(node: BinaryNode): Buffer;
+
+/** whatsapp-rust-bridge's name for {@link encodeBinaryNode}. */
+export declare function encodeNode(node: BinaryNode): Buffer;
+
+/** Bytes of WebAssembly memory the module holds now. */
+export declare function wasmMemoryBytes(): number;

@@ -1,0 +1,527 @@
+// quarry-wa for JavaScript: WhatsApp binary node codec.
+//
+// Decode: the node bytes are copied into the WebAssembly module, quarry-wa
+// decodes them there and writes one flat tape of u32 words (see
+// src/lib.rs); this file builds the JavaScript objects from the tape in one
+// pass, with the token dictionary held here once as a string array.
+// Encode: written here, straight into one reused byte buffer.
+
+import { readFileSync } from 'node:fs';
+import { inflate, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+
+const inflateAsync = promisify(inflate);
+
+const wasmBytes = readFileSync(new URL('./quarry_wa_js.wasm', import.meta.url));
+const { exports: wasm } = new WebAssembly.Instance(new WebAssembly.Module(wasmBytes), {});
+const memory = wasm.memory;
+
+// Views of the module's memory, made again after the memory grows (growing
+// detaches the old ArrayBuffer, and views of a detached buffer have length
+// 0: cheaper to test than reading `memory.buffer`).
+let mem = Buffer.from(memory.buffer);
+let words = new Uint32Array(memory.buffer);
+function views() {
+  if (mem.length === 0) {
+    mem = Buffer.from(memory.buffer);
+    words = new Uint32Array(memory.buffer);
+  }
+}
+
+const STR_JID = 0xc0000000;
+const STR_INPUT = 0x80000000;
+const STR_SCRATCH = 0x40000000;
+const STR_NON_ASCII = 0x20000000;
+const STR_LEN_MASK = 0x1fffffff;
+
+const LIST_EMPTY = 0;
+const DICTIONARY_0 = 236;
+const AD_JID = 247;
+const LIST_8 = 248;
+const LIST_16 = 249;
+const JID_PAIR = 250;
+const HEX_8 = 251;
+const BINARY_8 = 252;
+const BINARY_20 = 253;
+const BINARY_32 = 254;
+const NIBBLE_8 = 255;
+
+/** The token strings by id: 0 is "", 1..235 single byte tokens, then the
+ * four double byte dictionaries (id 236 + 256 * dict + index). */
+const TABLE = (() => {
+  const ptr = wasm.qw_tokens_ptr();
+  const len = wasm.qw_tokens_len();
+  views();
+  return mem.toString('latin1', ptr, ptr + len).split('\0');
+})();
+export const TOKENS = Object.freeze(TABLE.slice(0, 236 + 4 * 256));
+// '@' and the server name, by quarry-wa's server number.
+const SERVER_SUFFIX = TABLE.slice(236 + 4 * 256, -1).map((name) => '@' + name);
+
+// Token text → wire code: below 256 one byte, else (236 + dict) << 8 | index.
+const TOKEN_CODE = new Map();
+for (let id = 1; id < TOKENS.length; id++) {
+  const text = TOKENS[id];
+  if (text === '') continue;
+  TOKEN_CODE.set(text, id < 236 ? id : ((DICTIONARY_0 + ((id - 236) >> 8)) << 8) | ((id - 236) & 255));
+}
+
+// ---------------------------------------------------------------- decode
+
+// The stanza being built: its input, the tape and the string area.
+let input;
+let tape;
+let at;
+let strBase;
+
+function asciiText(src, start, len) {
+  if (len <= 8) {
+    // Short strings: a loop beats a call into the runtime.
+    let s = '';
+    for (let i = start, end = start + len; i < end; i++) s += String.fromCharCode(src[i]);
+    return s;
+  }
+  return src.latin1Slice(start, start + len);
+}
+
+function readStr() {
+  const w = tape[at++];
+  if (w < STR_SCRATCH) return TOKENS[w];
+  if (w >= STR_JID) {
+    const user = readStr();
+    const device = w & 0xffff;
+    const server = SERVER_SUFFIX[(w >>> 16) & 0xff];
+    return device === 0 ? user + server : user + ':' + device + server;
+  }
+  let off = tape[at++];
+  const len = w & STR_LEN_MASK;
+  let src = input;
+  if (w < STR_INPUT) {
+    src = mem;
+    off += strBase;
+  }
+  if (w & STR_NON_ASCII) return src.utf8Slice(off, off + len);
+  return asciiText(src, off, len);
+}
+
+function readNode() {
+  const h = tape[at++];
+  const tag = readStr();
+  const attrs = {};
+  for (let n = h >>> 3; n > 0; n--) {
+    const key = readStr();
+    attrs[key] = readStr();
+  }
+  let content;
+  switch (h & 7) {
+    case 1:
+      content = readStr();
+      break;
+    case 2: {
+      const off = tape[at++];
+      content = input.subarray(off, off + tape[at++]);
+      break;
+    }
+    case 3: {
+      const n = tape[at++];
+      content = new Array(n);
+      for (let i = 0; i < n; i++) content[i] = readNode();
+      break;
+    }
+    case 4: {
+      const off = tape[at++] + strBase;
+      content = Buffer.from(mem.subarray(off, off + tape[at++]));
+      break;
+    }
+  }
+  return { tag, attrs, content };
+}
+
+function asBuffer(buf) {
+  if (Buffer.isBuffer(buf)) return buf;
+  if (buf instanceof Uint8Array) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf instanceof ArrayBuffer) return Buffer.from(buf);
+  throw new TypeError('expected a Uint8Array or Buffer');
+}
+
+// The module's input buffer: its address and the length it is known to
+// hold. The module keeps a buffer of up to RETAIN_BYTES (1 MiB) between
+// calls, so only a longer input asks for a new one.
+let inputPtr = 0;
+let inputCap = 0;
+const RETAIN_BYTES = 1 << 20;
+
+/**
+ * Decode node bytes (no flags byte, already inflated) into a BinaryNode.
+ * Byte contents are subarrays of `buf` (as in Baileys).
+ * @param {Uint8Array} buf
+ */
+export function decodeDecompressedBinaryNode(buf) {
+  const b = asBuffer(buf);
+  const len = b.length;
+  if (len > inputCap) {
+    inputPtr = wasm.qw_input(len);
+    inputCap = len <= RETAIN_BYTES ? len : 0;
+    views();
+  }
+  if (len <= 64) {
+    for (let i = 0; i < len; i++) mem[inputPtr + i] = b[i];
+  } else {
+    mem.set(b, inputPtr);
+  }
+  const tapePtr = wasm.qw_decode(len);
+  views();
+  if (tapePtr === 0) {
+    const p = wasm.qw_strings_ptr();
+    throw new Error(mem.toString('utf8', p, p + wasm.qw_strings_len()));
+  }
+  input = b;
+  tape = words;
+  at = tapePtr >>> 2;
+  strBase = tape[at - 1];
+  const node = readNode();
+  input = undefined;
+  return node;
+}
+
+// WhatsApp refuses frames that inflate past 16 MiB; so does this.
+const INFLATE_OPTIONS = { maxOutputLength: 16 << 20 };
+
+// zlib does not say where a stream went wrong: the offset is the
+// compressed body's start, after the flags byte.
+function inflateError(e) {
+  return new Error(`invalid compressed frame (${e.message}) at byte 1`);
+}
+
+function body(frame) {
+  const b = asBuffer(frame);
+  if (b.length === 0) throw new Error('unexpected end of input at byte 0');
+  return b;
+}
+
+/**
+ * Decode a frame: a flags byte, then node bytes, zlib-compressed when
+ * `flags & 2`. Async like Baileys' (inflation runs on Node's zlib pool).
+ * @param {Uint8Array} frame
+ */
+export async function decodeBinaryNode(frame) {
+  const b = body(frame);
+  const rest = b.subarray(1);
+  if (!(2 & b[0])) return decodeDecompressedBinaryNode(rest);
+  let inflated;
+  try {
+    inflated = await inflateAsync(rest, INFLATE_OPTIONS);
+  } catch (e) {
+    throw inflateError(e);
+  }
+  return decodeDecompressedBinaryNode(inflated);
+}
+
+/**
+ * whatsapp-rust-bridge's name: decode a frame (flags byte first,
+ * zlib-compressed when `flags & 2`), synchronously.
+ * @param {Uint8Array} frame
+ */
+export function decodeNode(frame) {
+  const b = body(frame);
+  const rest = b.subarray(1);
+  if (!(2 & b[0])) return decodeDecompressedBinaryNode(rest);
+  let inflated;
+  try {
+    inflated = inflateSync(rest, INFLATE_OPTIONS);
+  } catch (e) {
+    throw inflateError(e);
+  }
+  return decodeDecompressedBinaryNode(inflated);
+}
+
+// ---------------------------------------------------------------- encode
+
+let out = Buffer.allocUnsafe(4096);
+let pos = 0;
+
+function room(n) {
+  if (pos + n > out.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, pos + n));
+    out.copy(bigger, 0, 0, pos);
+    out = bigger;
+  }
+}
+
+function byteLength(len) {
+  if (len < 256) {
+    out[pos++] = BINARY_8;
+    out[pos++] = len;
+  } else if (len < 1 << 20) {
+    out[pos++] = BINARY_20;
+    out[pos++] = len >>> 16;
+    out[pos++] = (len >>> 8) & 255;
+    out[pos++] = len & 255;
+  } else if (len <= 0xffffffff) {
+    out[pos++] = BINARY_32;
+    out.writeUInt32BE(len, pos);
+    pos += 4;
+  } else {
+    throw new Error('string too large to encode: ' + len);
+  }
+}
+
+function raw(s) {
+  const n = s.length;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    if (s.charCodeAt(i) > 127) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    room(n + 5);
+    byteLength(n);
+    const o = out;
+    let p = pos;
+    for (let i = 0; i < n; i++) o[p++] = s.charCodeAt(i);
+    pos = p;
+  } else {
+    const len = Buffer.byteLength(s, 'utf8');
+    room(len + 5);
+    byteLength(len);
+    pos += out.utf8Write(s, pos, len);
+  }
+}
+
+// Nibble alphabet 0-9 - . and hex 0-9 A-F: 1 = nibble only, 2 = hex only,
+// 3 = both.
+const PACK_CLASS = new Uint8Array(128);
+for (let c = 48; c < 58; c++) PACK_CLASS[c] = 3;
+PACK_CLASS[45] = 1;
+PACK_CLASS[46] = 1;
+for (let c = 65; c < 71; c++) PACK_CLASS[c] = 2;
+
+// Character code → nibble value, for each alphabet.
+const NIBBLE_VALUE = new Uint8Array(128);
+const HEX_VALUE = new Uint8Array(128);
+for (let c = 48; c < 58; c++) NIBBLE_VALUE[c] = HEX_VALUE[c] = c - 48;
+NIBBLE_VALUE[45] = 10;
+NIBBLE_VALUE[46] = 11;
+for (let c = 65; c < 71; c++) HEX_VALUE[c] = c - 55;
+
+// 0 when s[from..to) is not packable, else NIBBLE_8 or HEX_8.
+function packing(s, from, to) {
+  const n = to - from;
+  if (n === 0 || n > 127) return 0;
+  let cls = 3;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    cls &= c < 128 ? PACK_CLASS[c] : 0;
+    if (cls === 0) return 0;
+  }
+  return cls & 1 ? NIBBLE_8 : HEX_8;
+}
+
+function packed(s, from, to, tag) {
+  const n = to - from;
+  room(2 + (n >> 1) + 1);
+  out[pos++] = tag;
+  out[pos++] = ((n + 1) >> 1) | (n & 1 ? 128 : 0);
+  const value = tag === NIBBLE_8 ? NIBBLE_VALUE : HEX_VALUE;
+  const o = out;
+  let p = pos;
+  let i = from;
+  for (; i + 1 < to; i += 2) o[p++] = (value[s.charCodeAt(i)] << 4) | value[s.charCodeAt(i + 1)];
+  if (i < to) o[p++] = (value[s.charCodeAt(i)] << 4) | 15;
+  pos = p;
+}
+
+// The longest token made only of packable characters: a packable string
+// longer than this is no token, and needs no lookup.
+let PACKABLE_TOKEN_MAX = 0;
+for (const t of TOKENS) {
+  if (packing(t, 0, t.length) !== 0) PACKABLE_TOKEN_MAX = Math.max(PACKABLE_TOKEN_MAX, t.length);
+}
+
+// s[from..to) as a JID's user: packed without making a substring when it
+// can be, else as any string.
+function jidUser(s, from, to) {
+  const tag = to - from > PACKABLE_TOKEN_MAX ? packing(s, from, to) : 0;
+  if (tag !== 0) packed(s, from, to, tag);
+  else str(s.slice(from, to), false);
+}
+
+// The servers a JID can name, by name length: the wire code of each, and
+// the AD_JID domain of those that take a device (-1 for the others).
+const SERVERS_BY_LENGTH = [];
+for (const [name, domain] of [
+  ['s.whatsapp.net', 0], ['lid', 1], ['hosted', 128], ['hosted.lid', 129], ['g.us', -1],
+  ['broadcast', -1], ['newsletter', -1], ['msgr', -1], ['interop', -1], ['bot', -1],
+  ['c.us', -1], ['call', -1],
+]) {
+  (SERVERS_BY_LENGTH[name.length] ??= []).push({ name, domain, code: TOKEN_CODE.get(name) });
+}
+
+// The server named by s[from..], without making a substring.
+function serverAt(s, from) {
+  const candidates = SERVERS_BY_LENGTH[s.length - from];
+  if (candidates === undefined) return undefined;
+  for (let i = 0; i < candidates.length; i++) {
+    if (s.startsWith(candidates[i].name, from)) return candidates[i];
+  }
+  return undefined;
+}
+
+function serverCode(info) {
+  const code = info.code;
+  if (code === undefined) return raw(info.name);
+  room(2);
+  if (code < 256) out[pos++] = code;
+  else {
+    out[pos++] = code >>> 8;
+    out[pos++] = code & 255;
+  }
+}
+
+// A device number: 1 to 3 decimal digits, at most 255; else -1.
+function deviceOf(s, from, to) {
+  const n = to - from;
+  if (n < 1 || n > 3) return -1;
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v > 255 ? -1 : v;
+}
+
+// Write `s` as a JID when it is one the wire can carry; false otherwise.
+function jid(s) {
+  const at_ = s.indexOf('@');
+  const info = serverAt(s, at_ + 1);
+  if (info === undefined) return false;
+  const colon = s.indexOf(':');
+  if (colon >= 0 && colon < at_) {
+    const device = deviceOf(s, colon + 1, at_);
+    if (info.domain < 0 || device < 0 || colon === 0) return false;
+    room(3);
+    out[pos++] = AD_JID;
+    out[pos++] = info.domain;
+    out[pos++] = device;
+    jidUser(s, 0, colon);
+    return true;
+  }
+  room(2);
+  out[pos++] = JID_PAIR;
+  if (at_ === 0) out[pos++] = LIST_EMPTY;
+  else jidUser(s, 0, at_);
+  serverCode(info);
+  return true;
+}
+
+function str(s, mayBeJid) {
+  const n = s.length;
+  const tag = packing(s, 0, n);
+  if (tag !== 0 && n > PACKABLE_TOKEN_MAX) return packed(s, 0, n, tag);
+  if (n <= 48) {
+    const code = TOKEN_CODE.get(s);
+    if (code !== undefined) {
+      room(2);
+      if (code < 256) out[pos++] = code;
+      else {
+        out[pos++] = code >>> 8;
+        out[pos++] = code & 255;
+      }
+      return;
+    }
+    if (tag !== 0) return packed(s, 0, n, tag);
+    if (mayBeJid && s.indexOf('@') >= 0 && jid(s)) return;
+  }
+  raw(s);
+}
+
+function listStart(n) {
+  room(3);
+  if (n < 256) {
+    out[pos++] = LIST_8;
+    out[pos++] = n;
+  } else if (n <= 0xffff) {
+    out[pos++] = LIST_16;
+    out[pos++] = n >>> 8;
+    out[pos++] = n & 255;
+  } else {
+    throw new Error('too many items in one list: ' + n);
+  }
+}
+
+function node(n, depth) {
+  if (n === null || typeof n !== 'object') throw new TypeError('a BinaryNode must be an object');
+  if (depth > 128) throw new Error('nesting deeper than 128 levels');
+  const { tag, attrs, content } = n;
+  if (typeof tag !== 'string') throw new TypeError('a BinaryNode needs a string tag');
+  let keys = 0;
+  if (attrs) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v !== undefined && v !== null) keys++;
+    }
+  }
+  listStart(1 + 2 * keys + (content === undefined ? 0 : 1));
+  str(tag, true);
+  if (keys) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v === undefined || v === null) continue;
+      str(k, true);
+      str(typeof v === 'string' ? v : String(v), true);
+    }
+  }
+  if (content === undefined) return;
+  if (typeof content === 'string') str(content, true);
+  else if (content instanceof Uint8Array) {
+    const len = content.length;
+    room(len + 5);
+    byteLength(len);
+    out.set(content, pos);
+    pos += len;
+  } else if (Array.isArray(content)) {
+    listStart(content.length);
+    for (let i = 0; i < content.length; i++) node(content[i], depth + 1);
+  } else {
+    throw new TypeError(`invalid content for tag "${tag}": ${typeof content}`);
+  }
+}
+
+/**
+ * Encode a BinaryNode to a frame: the 0x00 flags byte, then the node bytes
+ * (as Baileys' encodeBinaryNode returns them). Strings are written as the
+ * wire's encoders write them: token, packed, JID, or raw UTF-8.
+ * @param {import('./index.d.ts').BinaryNode} n
+ * @returns {Buffer}
+ */
+export function encodeBinaryNode(n) {
+  pos = 0;
+  out[pos++] = 0;
+  try {
+    node(n, 0);
+  } catch (e) {
+    pos = 0;
+    throw e;
+  }
+  const result = Buffer.allocUnsafe(pos);
+  if (pos <= 64) {
+    for (let i = 0; i < pos; i++) result[i] = out[i];
+  } else {
+    out.copy(result, 0, 0, pos);
+  }
+  if (out.length > 1 << 20) out = Buffer.allocUnsafe(4096);
+  return result;
+}
+
+/** whatsapp-rust-bridge's name for {@link encodeBinaryNode}. */
+export const encodeNode = encodeBinaryNode;
+
+/** Bytes of WebAssembly memory the module holds now (it grows to the
+ * largest stanza seen and never shrinks; buffers inside it are released
+ * after a large stanza and reused). */
+export function wasmMemoryBytes() {
+  return memory.buffer.byteLength;
+}
