@@ -344,7 +344,7 @@ impl Out {
             self.tape
                 .push(STR_JID | (jid.server() as u32) << 16 | u32::from(jid.device()));
             let user = jid.user();
-            match user.as_str() {
+            match user.as_unpacked_str() {
                 Some(text) => self.str(input, text),
                 None => self.scratch(user.to_text().as_bytes()),
             }
