@@ -47,6 +47,26 @@ impl Profile {
     }
 }
 
+/// The profile of `out` as the Markdown the reports print: the total and a
+/// table of the functions with at least 1% of it, or a line saying why
+/// there is none.
+pub fn markdown_table(out: &Path) -> String {
+    use std::fmt::Write as _;
+    match profile(out) {
+        Ok(p) => {
+            let mut md = format!(
+                "Total: {} instructions.\n\n| function | share |\n|---|---:|\n",
+                p.total
+            );
+            for (f, pct) in p.shares(1.0) {
+                let _ = writeln!(md, "| `{f}` | {pct:.1}% |");
+            }
+            md
+        }
+        Err(e) => format!("(no profile: {e})\n"),
+    }
+}
+
 /// Run `callgrind_annotate` on `out` (instructions only, every function).
 ///
 /// # Errors

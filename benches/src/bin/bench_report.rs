@@ -343,21 +343,7 @@ fn profile_table(md: &mut String, target_dir: &Path) {
          function counts for it), the functions with at least 1% of the total.\n",
         quarry_benches::wa_corpus::STANZAS
     );
-    match callgrind_profile::profile(&out) {
-        Ok(p) => {
-            let _ = writeln!(
-                md,
-                "Total: {} instructions.\n\n| function | share |\n|---|---:|",
-                p.total
-            );
-            for (f, pct) in p.shares(1.0) {
-                let _ = writeln!(md, "| `{f}` | {pct:.1}% |");
-            }
-        }
-        Err(e) => {
-            let _ = writeln!(md, "(no profile: {e})");
-        }
-    }
+    md.push_str(&callgrind_profile::markdown_table(&out));
 }
 
 /// The WhatsApp section.
