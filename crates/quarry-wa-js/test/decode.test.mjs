@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import {
   TOKENS,
   decodeBinaryNode,
@@ -156,4 +157,36 @@ test('Messenger and interop JIDs render with their device and server', () => {
     () => decodeDecompressedBinaryNode(Buffer.from([0xf8, 3, 19, jid, 0xf6, 0xfc, 1, 0x61, 0, 2, ...interop])),
     /at byte/,
   );
+});
+
+test('a million decodes in a loop hold a flat JavaScript heap and wasm memory', () => {
+  // In a child process with `--expose-gc`, so that the heap is measured
+  // after a full collection: what stays is what the package keeps.
+  const script = `
+    import { decodeDecompressedBinaryNode, wasmMemoryBytes } from ${JSON.stringify(
+      new URL('../index.js', import.meta.url).href,
+    )};
+    const stanza = Buffer.from([0xf8, 4, 19, 4, 29, 0xf8, 1, 0xf8, 1, 29]);
+    const samples = [];
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 100_000; i++) decodeDecompressedBinaryNode(stanza);
+      globalThis.gc();
+      samples.push([process.memoryUsage().heapUsed, wasmMemoryBytes()]);
+    }
+    process.stdout.write(JSON.stringify(samples));
+  `;
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  const samples = JSON.parse(out);
+  assert.equal(samples.length, 10);
+  const [firstHeap, firstWasm] = samples[0];
+  for (const [heap, wasmBytes] of samples) {
+    assert.equal(wasmBytes, firstWasm, 'wasm memory grew');
+    // A leak of even 4 bytes per decode would be 3.6 MB over the last
+    // 900,000 decodes; allow 1 MB of heap noise.
+    assert.ok(heap - firstHeap < 1 << 20, `heap grew from ${firstHeap} to ${heap}`);
+  }
 });
