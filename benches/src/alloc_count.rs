@@ -120,7 +120,9 @@ pub struct AllocRow {
     /// The operation, named as in the benches: `peer`, `quarry_fresh`,
     /// `quarry_reused`, `quarry_owned` (decoders; the last an
     /// `OwnedStanza` of its own arena), `peer_marshal`, `peer_marshal_exact`,
-    /// `peer_marshal_ref`, `quarry_encode`, `quarry_encode_view` (encoders).
+    /// `peer_marshal_ref`, `quarry_encode`, `quarry_encode_view` (encoders),
+    /// `peer_build`, `quarry_build`, `peer_build_encode`,
+    /// `quarry_build_encode` (builders, see [`measure_wa_build`]).
     pub op: &'static str,
     /// Heap allocations (including reallocations) during the operation.
     pub allocations: usize,
@@ -247,6 +249,127 @@ pub fn measure_wa() -> Vec<AllocRow> {
         }));
     }
     rows
+}
+
+/// The small nodes a client builds for every send, built with the peer's
+/// `NodeBuilder` and with quarry's `OwnedNode` from the same values:
+/// `enc` (`<enc v="2" type="msg">`, 40-byte payload), `receipt` (a read
+/// receipt to a device JID with a numeric timestamp), `message` (a 1:1
+/// message to a LID holding one 120-byte `pkmsg` `enc`). The payloads
+/// exist before the count and are moved in, as a ciphertext is.
+pub const BUILD_CASES: [&str; 3] = ["enc", "receipt", "message"];
+
+/// Allocations of building each of [`BUILD_CASES`] (`peer_build`,
+/// `quarry_build`) and of building and encoding it (`peer_build_encode`:
+/// `NodeBuilder` then `marshal`; `quarry_build_encode`: `OwnedNode` then
+/// `quarry_wa::encode_frame`). `held` is what the built node keeps on the
+/// heap beside its payload (allocated before the count), and for build +
+/// encode the output's capacity.
+///
+/// # Panics
+/// When [`CountingAlloc`] is not the global allocator.
+pub fn measure_wa_build() -> Vec<AllocRow> {
+    use quarry_wa::{OwnedJid, OwnedNode};
+    use wacore_binary::builder::NodeBuilder;
+    use wacore_binary::jid::Jid as PeerJid;
+    use wacore_binary::node::Node as PeerNode;
+
+    assert!(
+        is_installed(),
+        "install quarry_benches::alloc_count::CountingAlloc as #[global_allocator]"
+    );
+    const ID: &str = "3EB0C4F1A2B3C4D5E6F7";
+    fn peer(case: &str, payload: Vec<u8>) -> PeerNode {
+        match case {
+            "enc" => NodeBuilder::new("enc")
+                .attr("v", "2")
+                .attr("type", "msg")
+                .bytes(payload)
+                .build(),
+            "receipt" => NodeBuilder::new("receipt")
+                .attr("to", PeerJid::pn_device("5511999887766", 3))
+                .attr("id", ID)
+                .attr("type", "read")
+                .attr("t", 1_733_500_000u64)
+                .build(),
+            _ => NodeBuilder::new("message")
+                .attr("to", PeerJid::lid("123456789012345"))
+                .attr("id", ID)
+                .attr("type", "text")
+                .children([NodeBuilder::new("enc")
+                    .attr("v", "2")
+                    .attr("type", "pkmsg")
+                    .bytes(payload)
+                    .build()])
+                .build(),
+        }
+    }
+    fn quarry(case: &str, payload: Vec<u8>) -> OwnedNode {
+        match case {
+            "enc" => OwnedNode::new("enc")
+                .attr("v", "2")
+                .attr("type", "msg")
+                .bytes(payload),
+            "receipt" => OwnedNode::new("receipt")
+                .attr("to", OwnedJid::pn_device("5511999887766", 3))
+                .attr("id", ID)
+                .attr("type", "read")
+                .attr("t", 1_733_500_000u64),
+            _ => OwnedNode::new("message")
+                .attr("to", OwnedJid::lid("123456789012345"))
+                .attr("id", ID)
+                .attr("type", "text")
+                .children([OwnedNode::new("enc")
+                    .attr("v", "2")
+                    .attr("type", "pkmsg")
+                    .bytes(payload)]),
+        }
+    }
+    let payload = |case: &str| vec![0xA5; if case == "message" { 120 } else { 40 }];
+
+    let mut rows = Vec::new();
+    for case in BUILD_CASES {
+        // One warm-up of each, so nothing lazily built is charged.
+        drop(peer(case, payload(case)));
+        drop(quarry(case, payload(case)));
+        let p = payload(case);
+        rows.push(count(case, "peer_build", || peer(case, p)));
+        let p = payload(case);
+        rows.push(count(case, "quarry_build", || quarry(case, p)));
+        let p = payload(case);
+        let (counts, out) = measure(|| {
+            wacore_binary::marshal::marshal(&peer(case, p)).expect("peer encodes its node")
+        });
+        rows.push(encoded_row(
+            case,
+            "peer_build_encode",
+            counts,
+            out.capacity(),
+        ));
+        let p = payload(case);
+        let (counts, out) =
+            measure(|| quarry_wa::encode_frame(&quarry(case, p)).expect("quarry encodes its node"));
+        rows.push(encoded_row(
+            case,
+            "quarry_build_encode",
+            counts,
+            out.capacity(),
+        ));
+    }
+    rows
+}
+
+/// A build + encode row: the node and its payload are freed inside the
+/// count, so `held` is the output's capacity, not a live-bytes difference.
+fn encoded_row(case: &'static str, op: &'static str, counts: Counts, held: usize) -> AllocRow {
+    AllocRow {
+        case,
+        op,
+        allocations: counts.allocations,
+        requested: counts.requested,
+        held,
+        arena_used: None,
+    }
 }
 
 /// The rows as JSON lines, one object per row.

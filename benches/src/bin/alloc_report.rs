@@ -1,4 +1,5 @@
-//! Allocations per decode, per WhatsApp case and per decoder, counted by a
+//! Allocations per decode and encode, per WhatsApp case and per operation,
+//! then per small node built (`alloc_count::BUILD_CASES`), counted by a
 //! global allocator.
 //!
 //! ```text
@@ -11,7 +12,8 @@ use quarry_benches::alloc_count::{self, CountingAlloc};
 static ALLOC: CountingAlloc = CountingAlloc;
 
 fn main() {
-    let rows = alloc_count::measure_wa();
+    let mut rows = alloc_count::measure_wa();
+    rows.extend(alloc_count::measure_wa_build());
     if std::env::args().any(|a| a == "--json") {
         print!("{}", alloc_count::to_json_lines(&rows));
         return;

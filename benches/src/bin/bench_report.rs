@@ -109,7 +109,8 @@ fn run() -> Result<(), String> {
     let nostr = report::run_section("nostr_report", section_args)?;
     let proto = report::run_section("proto_report", section_args)?;
     let size = binsize::run(&root, &target_dir, true)?;
-    let alloc = alloc_count::measure_wa();
+    let mut alloc = alloc_count::measure_wa();
+    alloc.extend(alloc_count::measure_wa_build());
 
     let mut ns = BTreeMap::new();
     for case in decode_rows() {
@@ -560,6 +561,41 @@ fn render_wa(m: &Measured) -> Result<String, String> {
                 a.requested
             );
         }
+    }
+
+    let _ = writeln!(
+        w,
+        "\n### Build: allocations\n\n\
+         Building the small nodes a client sends, from the same values: the peer's \
+         `NodeBuilder` against `quarry_wa::OwnedNode` (tags, keys, short values and JID users \
+         inline), then build + encode (`marshal` against `quarry_wa::encode_frame`). **enc**: \
+         `<enc v=\"2\" type=\"msg\">` with a 40-byte payload; **receipt**: a read receipt to a \
+         device JID with id, type and a numeric `t`; **message**: a 1:1 message to a LID holding \
+         one 120-byte `pkmsg` `enc`. Payloads exist before the count and are moved in (not counted); \"held\" is what the node keeps on the heap beside its payload.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| node | allocations quarry / peer | bytes requested quarry / peer | held quarry / peer | build + encode allocations quarry / peer |\n\
+         |---|---|---|---|---|"
+    );
+    for case in alloc_count::BUILD_CASES {
+        let (q, p) = (alloc(case, "quarry_build")?, alloc(case, "peer_build")?);
+        let (qe, pe) = (
+            alloc(case, "quarry_build_encode")?,
+            alloc(case, "peer_build_encode")?,
+        );
+        let _ = writeln!(
+            w,
+            "| {case} | {} / {} | {} / {} | {} / {} | {} / {} |",
+            q.allocations,
+            p.allocations,
+            q.requested,
+            p.requested,
+            q.held,
+            p.held,
+            qe.allocations,
+            pe.allocations
+        );
     }
 
     Ok(s)

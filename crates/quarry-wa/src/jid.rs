@@ -729,6 +729,20 @@ impl<'a> JidUser<'a> {
         }
     }
 
+    /// The user as an owned [`SmallStr`](crate::SmallStr): a packed user
+    /// (at most 254 characters, a phone number or LID far fewer) is
+    /// expanded straight into it, with no `String` in between.
+    pub(crate) fn to_small_str(self) -> crate::SmallStr {
+        let mut chars = [0u8; 2 * PACKED_MAX];
+        // Packed characters are ASCII (digits, `-`, `.`, `A`-`F`) and a text
+        // user came from a `&str`: the check never fails, and costs less
+        // than the heap string it replaces.
+        match std::str::from_utf8(self.render(&mut chars)) {
+            Ok(text) => crate::SmallStr::from(text),
+            Err(_) => crate::SmallStr::from(self.to_text()),
+        }
+    }
+
     /// Length of the text in bytes.
     pub fn len(self) -> usize {
         match self.form {

@@ -78,8 +78,9 @@ pub enum OwnedValue {
 /// part.
 #[derive(Clone, Debug)]
 pub struct OwnedJid {
-    /// The user part (empty: the JID names the server itself).
-    pub user: String,
+    /// The user part (empty: the JID names the server itself), inline up
+    /// to [`SmallStr::INLINE`] bytes as every phone number and LID is.
+    pub user: SmallStr,
     /// The server.
     pub server: Server,
     /// The agent. The binary format has no field for it: a JID with an
@@ -633,7 +634,7 @@ value_from_integer!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
 impl OwnedJid {
     /// A JID with no device, agent or integrator.
-    pub fn new(user: impl Into<String>, server: Server) -> Self {
+    pub fn new(user: impl Into<SmallStr>, server: Server) -> Self {
         Self {
             user: user.into(),
             server,
@@ -644,22 +645,22 @@ impl OwnedJid {
     }
 
     /// A phone-number user: `user@s.whatsapp.net`.
-    pub fn pn(user: impl Into<String>) -> Self {
+    pub fn pn(user: impl Into<SmallStr>) -> Self {
         Self::new(user, Server::Pn)
     }
 
     /// A LID user: `user@lid`.
-    pub fn lid(user: impl Into<String>) -> Self {
+    pub fn lid(user: impl Into<SmallStr>) -> Self {
         Self::new(user, Server::Lid)
     }
 
     /// A group: `id@g.us`.
-    pub fn group(id: impl Into<String>) -> Self {
+    pub fn group(id: impl Into<SmallStr>) -> Self {
         Self::new(id, Server::Group)
     }
 
     /// A newsletter (channel): `id@newsletter`.
-    pub fn newsletter(id: impl Into<String>) -> Self {
+    pub fn newsletter(id: impl Into<SmallStr>) -> Self {
         Self::new(id, Server::Newsletter)
     }
 
@@ -669,12 +670,12 @@ impl OwnedJid {
     }
 
     /// A phone-number user's device: `user:device@s.whatsapp.net`.
-    pub fn pn_device(user: impl Into<String>, device: u16) -> Self {
+    pub fn pn_device(user: impl Into<SmallStr>, device: u16) -> Self {
         Self::new(user, Server::Pn).with_device(device)
     }
 
     /// A LID user's device: `user:device@lid`.
-    pub fn lid_device(user: impl Into<String>, device: u16) -> Self {
+    pub fn lid_device(user: impl Into<SmallStr>, device: u16) -> Self {
         Self::new(user, Server::Lid).with_device(device)
     }
 
@@ -715,7 +716,7 @@ impl OwnedJid {
 impl From<Jid<'_>> for OwnedJid {
     fn from(jid: Jid<'_>) -> Self {
         Self {
-            user: jid.user().to_text().into_owned(),
+            user: jid.user().to_small_str(),
             server: jid.server(),
             agent: jid.agent(),
             device: jid.device(),

@@ -162,3 +162,91 @@ fn building_a_small_node_allocates_no_more_than_the_peers_builder() {
     let peer_bytes = wacore_binary::marshal::marshal(&node).unwrap();
     assert_eq!(quarry_wa::encode(&built).unwrap(), peer_bytes[1..]);
 }
+
+#[test]
+fn building_nodes_addressed_to_jids_allocates_no_more_than_the_peers_builder() {
+    use quarry_wa::OwnedJid;
+    use wacore_binary::builder::NodeBuilder;
+    use wacore_binary::jid::Jid as PeerJid;
+
+    // A read receipt to a phone user's device, with a numeric timestamp.
+    let (peer, peer_receipt) = quarry_testkit::count_allocs(|| {
+        NodeBuilder::new("receipt")
+            .attr("to", PeerJid::pn_device("5511999887766", 3))
+            .attr("id", "3EB0C4F1A2B3C4D5E6F7")
+            .attr("type", "read")
+            .attr("t", 1_733_500_000u64)
+            .build()
+    });
+    let (ours, receipt) = quarry_testkit::count_allocs(|| {
+        OwnedNode::new("receipt")
+            .attr("to", OwnedJid::pn_device("5511999887766", 3))
+            .attr("id", "3EB0C4F1A2B3C4D5E6F7")
+            .attr("type", "read")
+            .attr("t", 1_733_500_000u64)
+    });
+    // Four attributes: more than either builder keeps inline.
+    assert_eq!(peer, 1, "the peer's receipt (its attribute list)");
+    assert_eq!(ours, 1, "a receipt to a device JID (its attribute list)");
+    let peer_bytes = wacore_binary::marshal::marshal(&peer_receipt).unwrap();
+    assert_eq!(quarry_wa::encode(&receipt).unwrap(), peer_bytes[1..]);
+
+    // A 1:1 message to a LID user holding one `enc` (the payload is moved
+    // in): quarry's one allocation is the child list.
+    let (peer, peer_message) = {
+        let payload = vec![0x5A; 120];
+        quarry_testkit::count_allocs(|| {
+            NodeBuilder::new("message")
+                .attr("to", PeerJid::lid("123456789012345"))
+                .attr("id", "3EB0C4F1A2B3C4D5E6F7")
+                .attr("type", "text")
+                .children([NodeBuilder::new("enc")
+                    .attr("v", "2")
+                    .attr("type", "pkmsg")
+                    .bytes(payload)
+                    .build()])
+                .build()
+        })
+    };
+    let (ours, message) = {
+        let payload = vec![0x5A; 120];
+        quarry_testkit::count_allocs(|| {
+            OwnedNode::new("message")
+                .attr("to", OwnedJid::lid("123456789012345"))
+                .attr("id", "3EB0C4F1A2B3C4D5E6F7")
+                .attr("type", "text")
+                .children([OwnedNode::new("enc")
+                    .attr("v", "2")
+                    .attr("type", "pkmsg")
+                    .bytes(payload)])
+        })
+    };
+    assert_eq!(peer, 2, "the peer's message");
+    assert_eq!(ours, 1, "a message to a LID (its child list)");
+    let peer_bytes = wacore_binary::marshal::marshal(&peer_message).unwrap();
+    assert_eq!(quarry_wa::encode(&message).unwrap(), peer_bytes[1..]);
+}
+
+#[test]
+fn owning_a_decoded_jid_keeps_its_user_inline() {
+    use quarry_wa::{OwnedJid, Value};
+    // `to` = 5511999887766:3@s.whatsapp.net as an AD_JID with a packed user.
+    let bytes = quarry_wa::encode(
+        &OwnedNode::new("receipt").attr("to", OwnedJid::pn_device("5511999887766", 3)),
+    )
+    .unwrap();
+    let arena = Arena::new();
+    let node = quarry_wa::decode(&arena, &bytes).unwrap();
+    let Some(Value::Jid(jid)) = node.attr("to") else {
+        panic!("`to` decodes as a JID");
+    };
+    assert_eq!(
+        jid.user().as_unpacked_str(),
+        None,
+        "the user arrives packed"
+    );
+    let (n, owned) = quarry_testkit::count_allocs(|| OwnedJid::from(jid));
+    assert_eq!(n, 0, "the packed user is expanded inline");
+    assert!(owned.user.is_inline());
+    assert_eq!(owned.to_string(), "5511999887766:3@s.whatsapp.net");
+}

@@ -381,7 +381,7 @@ fn from_peer(n: &peer::node::NodeRef<'_>) -> OwnedNode {
                 let v = match v {
                     ValueRef::String(s) => OwnedValue::Str(s.to_string().into()),
                     ValueRef::Jid(j) => OwnedValue::Jid(OwnedJid {
-                        user: j.user.to_string(),
+                        user: j.user.to_string().into(),
                         server: Server::from_name(j.server.as_str()).unwrap(),
                         agent: j.agent,
                         device: j.device,

@@ -183,7 +183,7 @@ fn jid(value: &Value, path: &mut Path) -> Result<OwnedJid, Failure> {
         path,
     )?;
     let user = match map.get("user") {
-        Some(user) => path.with(".user", |p| string(user, p))?.to_owned(),
+        Some(user) => path.with(".user", |p| string(user, p))?.into(),
         None => return Err(path.error("missing member \"user\"")),
     };
     let server = match map.get("server") {
