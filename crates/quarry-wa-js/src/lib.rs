@@ -346,7 +346,7 @@ impl Out {
             let user = jid.user();
             match user.as_unpacked_str() {
                 Some(text) => self.str(input, text),
-                None => self.scratch(user.to_text().as_bytes()),
+                None => self.scratch(user.to_small_str().as_bytes()),
             }
             return;
         }

@@ -731,8 +731,23 @@ impl<'a> JidUser<'a> {
 
     /// The user as an owned [`SmallStr`](crate::SmallStr): a packed user
     /// (at most 254 characters, a phone number or LID far fewer) is
-    /// expanded straight into it, with no `String` in between.
-    pub(crate) fn to_small_str(self) -> crate::SmallStr {
+    /// expanded straight into it, with no `String` in between, so a user
+    /// of up to [`SmallStr::INLINE`](crate::SmallStr::INLINE) characters
+    /// allocates nothing.
+    ///
+    /// ```
+    /// use quarry_wa::{Arena, OwnedNode, Value};
+    ///
+    /// let bytes = quarry_wa::encode(&OwnedNode::new("ack").attr("to", "5511999990000@s.whatsapp.net"))?;
+    /// let arena = Arena::new();
+    /// let Some(Value::Jid(jid)) = quarry_wa::decode(&arena, &bytes)?.attr("to") else { panic!() };
+    /// assert_eq!(jid.user().as_unpacked_str(), None); // a phone number arrives packed
+    /// let user = jid.user().to_small_str();
+    /// assert_eq!(user, "5511999990000");
+    /// assert!(user.is_inline());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_small_str(self) -> crate::SmallStr {
         let mut chars = [0u8; 2 * PACKED_MAX];
         // Packed characters are ASCII (digits, `-`, `.`, `A`-`F`) and a text
         // user came from a `&str`: the check never fails, and costs less
