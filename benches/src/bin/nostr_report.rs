@@ -180,16 +180,51 @@ fn run() -> Result<(), String> {
 
     let _ = writeln!(
         md,
-        "\n### Allocations per decode (counting allocator)\n\n| shape | peer from_json | quarry fresh, id checked | quarry reused, id checked |\n|---|---|---|---|"
+        "\n### Allocations and memory per decode (counting allocator)\n\n\
+         One relay `EVENT` message per shape. **Held** is the heap memory the decoded message keeps \
+         alive: rust-nostr's live bytes after `RelayMessage::from_json` plus the message value's \
+         own size; quarry fresh, the arena's chunk (`quarry_nostr::arena_for`, its one allocation); \
+         quarry owned, the live bytes of an `OwnedMessage` of its own arena plus the value's own \
+         size (its input, shared as `Bytes`, not counted); arena used, the bytes the decode wrote.\n\n\
+         | shape | bytes | peer allocs | peer held | fresh allocs | fresh held | reused allocs | owned allocs | owned held | arena used |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for shape in n::SHAPES {
         let bytes = n::message(shape);
         n::peer_parse(&bytes);
-        let peer = allocations_of(|| n::peer_parse(&bytes));
+        let (peer, msg) = alloc_count::measure(|| {
+            nostr::message::RelayMessage::from_json(&bytes[..])
+                .expect("rust-nostr parses the shape")
+        });
+        let peer_held = peer.live + std::mem::size_of_val(&msg);
+        drop(msg);
         let fresh = allocations_of(|| n::quarry_fresh(&n::VERIFY, &bytes));
+        let (fresh_held, used) = {
+            let arena = quarry_nostr::arena_for(&bytes);
+            n::VERIFY
+                .decode_relay_message(&arena, &bytes)
+                .expect("quarry decodes the shape");
+            let stats = arena.stats();
+            (stats.allocated_bytes, stats.used_bytes())
+        };
         let mut arena = n::warmed_arena(&bytes);
         let reused = allocations_of(|| n::quarry_reused(&n::VERIFY, &mut arena, &bytes));
-        let _ = writeln!(md, "| {shape} | {peer} | {fresh} | {reused} |");
+        let input = quarry_core::bytes::Bytes::from(bytes.clone());
+        drop(input.clone());
+        drop(quarry_nostr::OwnedMessage::decode_relay(input.clone()));
+        let (owned, message) = alloc_count::measure(|| {
+            quarry_nostr::OwnedMessage::decode_relay(input.clone())
+                .expect("quarry decodes the shape")
+        });
+        let owned_held = owned.live + std::mem::size_of_val(&message);
+        drop(message);
+        let _ = writeln!(
+            md,
+            "| {shape} | {} | {} | {peer_held} | {fresh} | {fresh_held} | {reused} | {} | {owned_held} | {used} |",
+            bytes.len(),
+            peer.allocations,
+            owned.allocations,
+        );
     }
 
     profile_table(&mut md, &target_dir);
