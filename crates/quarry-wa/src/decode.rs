@@ -378,6 +378,7 @@ fn run_state<'a, const CHECKED: bool>(
         bump: alloc.bump(),
         single: dictionary.single_table(),
         double: dictionary.double_tables(),
+        servers: dictionary.server_table(),
         items: 0,
         max_items: options.max_items,
         pending: 0,
@@ -403,6 +404,8 @@ struct State<'a, 's, const CHECKED: bool> {
     bump: &'a Bump,
     single: &'static [&'static str; 236],
     double: &'static [[&'static str; 256]; 4],
+    /// The JID server each single-byte token names, if any.
+    servers: &'s [Option<Server>; 236],
     items: u32,
     max_items: u32,
     /// Bytes promised to allocated child slots not yet read (three each).
@@ -988,9 +991,59 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         self.read_packed_long(nibble)
     }
 
-    /// A packed string of any length (the tag byte was just read).
+    /// A packed string of three or more bytes (the tag byte was just
+    /// read). Three to sixteen valid bytes (ids, timestamps, phone numbers)
+    /// are expanded here, from one 16-byte load of the input; anything else
+    /// ([`read_packed_any`](Self::read_packed_any)) out of line.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(never)]
     fn read_packed_long(&mut self, nibble: bool) -> R<&'a str> {
+        let at = self.pos;
+        if let Some((&header, rest)) = self.input.get(at..).and_then(<[u8]>::split_first) {
+            let len = usize::from(header & 0x7F);
+            if (3..=16).contains(&len) && len <= rest.len() {
+                // The 16 bytes from the data's start (those past the data
+                // are expanded and never read), or at the input's end the
+                // data followed by zeros.
+                let block = match rest.first_chunk::<16>() {
+                    Some(block) => Some(*block),
+                    None => packed::tail_block(self.input, rest),
+                };
+                if let Some(block) = block
+                    && (!nibble || packed::block_nibbles_valid(block, len))
+                {
+                    #[expect(
+                        clippy::arithmetic_side_effects,
+                        reason = "the header and len data bytes exist, so at + 1 + len <= input.len()"
+                    )]
+                    let (start, text_len) = {
+                        self.pos = at + 1 + len;
+                        (at + 1, 2 * len - usize::from(header >> 7))
+                    };
+                    let chars = packed::expand16(nibble, block);
+                    self.charge(32, start)?;
+                    let stored: &'a [u8; 32] = self.bump.alloc(chars);
+                    let text = stored.get(..text_len).unwrap_or_default();
+                    // SAFETY: `expand16` gives ASCII for every byte value
+                    // (its test checks each value at each position), and
+                    // `text` is a prefix of its output.
+                    return Ok(unsafe { packed::ascii_text(text) });
+                }
+            }
+        }
+        self.read_packed_any(nibble)
+    }
+
+    /// [`read_packed_any`](Self::read_packed_any), on targets without SSE2.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline(always)]
+    fn read_packed_long(&mut self, nibble: bool) -> R<&'a str> {
+        self.read_packed_any(nibble)
+    }
+
+    /// A packed string of any length (the tag byte was just read).
+    #[inline(never)]
+    fn read_packed_any(&mut self, nibble: bool) -> R<&'a str> {
         let header = self.u8()?;
         let len = usize::from(header & 0x7F);
         let start = self.pos();
@@ -1253,6 +1306,24 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
 
     fn read_server(&mut self) -> R<Server> {
         let at = self.pos();
+        // Servers are nearly always single-byte tokens: one table load.
+        if let Some(&byte @ 1..=235) = self.input.get(at) {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "the byte at `at` exists, so at + 1 <= input.len()"
+            )]
+            {
+                self.pos = at + 1;
+            }
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "byte is in 1..=235 and the table has 236 entries"
+            )]
+            return match self.servers[usize::from(byte)] {
+                Some(server) => Ok(server),
+                None => Err(self.wrong_server(at, "not one of the twelve JID servers")),
+            };
+        }
         let name = self.read_required_text(Slot::JidServer)?;
         match Server::from_name(name) {
             Some(server) => Ok(server),

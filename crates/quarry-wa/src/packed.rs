@@ -285,6 +285,45 @@ pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
         .is_none_or(nibbles_valid)
 }
 
+/// The 16 bytes at the end of `rest` (a suffix of `input` holding at most
+/// 16 bytes) placed first, zeros after them: the input's last 16 bytes
+/// shifted down, so no copy of a variable length is made. `None` when the
+/// input is shorter than 16 bytes.
+#[inline(always)]
+pub(crate) fn tail_block(input: &[u8], rest: &[u8]) -> Option<[u8; 16]> {
+    let last = input.last_chunk::<16>()?;
+    // `rest` ends where `input` does: it starts `skip` bytes into `last`.
+    let skip = 16usize.checked_sub(rest.len())?;
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "skip <= 16, so 8 * skip <= 128"
+    )]
+    let bits = 8 * skip as u32;
+    // Little endian: shifting right by whole bytes moves byte `skip` to
+    // byte 0 and brings zeros in at the top (a shift of 128 gives 0).
+    Some(
+        u128::from_le_bytes(*last)
+            .checked_shr(bits)
+            .unwrap_or(0)
+            .to_le_bytes(),
+    )
+}
+
+/// True if no nibble of the first `len` (1..=16) bytes of `block` is
+/// 12..=14; the bytes after them are not looked at.
+#[inline(always)]
+pub(crate) fn block_nibbles_valid(block: [u8; 16], len: usize) -> bool {
+    const LOW: u128 = 0x1111_1111_1111_1111_1111_1111_1111_1111;
+    #[expect(clippy::arithmetic_side_effects, reason = "len.min(16) * 8 <= 128")]
+    let bits = 128 - 8 * len.min(16) as u32;
+    let mask = u128::MAX.checked_shr(bits).unwrap_or(0);
+    let word = u128::from_le_bytes(block) & mask;
+    // The per-nibble rule of `word_nibbles_valid`, on 32 nibbles.
+    let high = (word >> 3) & (word >> 2);
+    let low = (word >> 1) & word;
+    high & !low & LOW == 0
+}
+
 /// How a string can be packed, if at all (the encoder's choice, same rules
 /// as WhatsApp's: non-empty, at most 127 characters, all in one alphabet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -406,10 +445,35 @@ mod tests {
                     assert_eq!(nibbles_valid_at(&longer, 3, len), spec_valid(&data));
                     assert_eq!(nibbles_valid_at(&longer[..tail], 3, len), spec_valid(&data));
                     assert_eq!(nibbles_valid_at(&data, 0, len), spec_valid(&data));
+                    if len <= 16 {
+                        // Invalid bytes after the data are not looked at.
+                        let mut block = [0xEEu8; 16];
+                        block[..len].copy_from_slice(&data);
+                        assert_eq!(block_nibbles_valid(block, len), spec_valid(&data));
+                    }
                 }
             }
         }
         assert!(nibbles_valid(&[]));
+    }
+
+    /// `tail_block` puts the input's last bytes first and zeros after
+    /// them, for every input length around 16 and every suffix.
+    #[test]
+    fn tail_block_is_the_suffix_padded_with_zeros() {
+        let bytes: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37)).collect();
+        for len in 0..=bytes.len() {
+            let input = &bytes[..len];
+            for start in len.saturating_sub(16)..=len {
+                let rest = &input[start..];
+                let want = (len >= 16).then(|| {
+                    let mut out = [0u8; 16];
+                    out[..rest.len()].copy_from_slice(rest);
+                    out
+                });
+                assert_eq!(tail_block(input, rest), want, "{len} {start}");
+            }
+        }
     }
 
     /// `expand16` against the characters the alphabets give each nibble,
