@@ -332,6 +332,7 @@ pub fn decode<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Node<'a>, DecodeE
 }
 
 /// One frame of the explicit stack: a run of sibling slots being filled.
+#[derive(Default)]
 struct Frame<'a> {
     slots: &'a mut [NodeRec<'a>],
     next: usize,
@@ -421,7 +422,9 @@ const NODE: usize = std::mem::size_of::<NodeRec<'static>>();
 const FRAME: usize = std::mem::size_of::<Frame<'static>>();
 const ATTR: usize = std::mem::size_of::<AttrRec<'static>>();
 
-/// Frames the traversal stack starts with.
+/// Ancestor frames held on the Rust stack; deeper ones go to the arena.
+const INLINE_FRAMES: usize = 8;
+/// Frames the arena part of the traversal stack starts with.
 const INITIAL_STACK: usize = 8;
 
 /// Where a string is read; decides what `LIST_EMPTY` means.
@@ -446,10 +449,13 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 limit: options.max_depth,
             }));
         }
-        // The frame being filled lives in `cur`; `stack` holds its
-        // ancestors. The stack is only allocated when a child list
-        // appears, and grows by doubling (each growth charged to the
-        // budget), so a stanza without children pays nothing for it.
+        // The frame being filled lives in `cur`; its `depth` ancestors are
+        // in `inline`, the first INLINE_FRAMES of them, then in `stack`.
+        // The arena part is only allocated when a tree nests deeper than
+        // that, and grows by doubling (each growth charged to the budget),
+        // so a stanza of usual depth pays nothing for it.
+        let mut inline: [Frame<'a>; INLINE_FRAMES] = Default::default();
+        let mut depth = 0usize;
         let mut stack: ArenaVec<'a, Frame<'a>> = ArenaVec::new_in(self.bump);
 
         self.count_items(1, 0)?;
@@ -474,7 +480,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
-                    if stack.len() >= max_stack {
+                    if depth >= max_stack {
                         let offset = self.pos;
                         return Err(self.fail(DecodeError::DepthLimit {
                             offset,
@@ -496,25 +502,46 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         self.bump
                             .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY)
                     };
-                    if stack.len() == stack.capacity() {
-                        // The stack holds fewer than max_depth (a u32) frames,
-                        // so its doubled capacity times a 24-byte frame fits,
-                        // and grown > capacity == len.
-                        #[expect(clippy::arithmetic_side_effects, reason = "see above")]
-                        let (grown, bytes) = {
-                            let grown = (stack.capacity() * 2).max(INITIAL_STACK);
-                            (grown, grown * FRAME)
-                        };
-                        self.charge(bytes, start)?;
-                        stack.reserve_exact(grown.saturating_sub(stack.len()));
-                    }
                     let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
-                    stack.push(parent);
+                    if let Some(frame) = inline.get_mut(depth) {
+                        *frame = parent;
+                    } else {
+                        if stack.len() == stack.capacity() {
+                            // The stack holds fewer than max_depth (a u32)
+                            // frames, so its doubled capacity times a 24-byte
+                            // frame fits, and grown > capacity == len.
+                            #[expect(clippy::arithmetic_side_effects, reason = "see above")]
+                            let (grown, bytes) = {
+                                let grown = (stack.capacity() * 2).max(INITIAL_STACK);
+                                (grown, grown * FRAME)
+                            };
+                            self.charge(bytes, start)?;
+                            stack.reserve_exact(grown.saturating_sub(stack.len()));
+                        }
+                        stack.push(parent);
+                    }
+                    #[expect(
+                        clippy::arithmetic_side_effects,
+                        reason = "depth < max_stack, a u32, was checked above"
+                    )]
+                    {
+                        depth += 1;
+                    }
                 }
             } else {
                 let taken: &'a mut [NodeRec<'a>] = std::mem::take(&mut cur.slots);
                 let done: &'a [NodeRec<'a>] = taken;
-                match stack.pop() {
+                let parent = match depth.checked_sub(1) {
+                    Some(up) => {
+                        depth = up;
+                        match inline.get_mut(up) {
+                            Some(frame) => Some(std::mem::take(frame)),
+                            None => stack.pop(),
+                        }
+                    }
+                    None => None,
+                };
+                match parent {
                     Some(parent) => {
                         cur = parent;
                         if let Some(owner) =
