@@ -1036,8 +1036,10 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     Some(block) => Some(*block),
                     None => packed::tail_block(self.input, rest),
                 };
+                // A bit per data byte (len <= 16).
+                let data_bytes = 1u32.checked_shl(len as u32).unwrap_or(0).wrapping_sub(1);
                 if let Some(block) = block
-                    && (!nibble || packed::block_nibbles_valid(block, len))
+                    && (!nibble || packed::invalid_nibble_bytes16(block) & data_bytes == 0)
                 {
                     #[expect(
                         clippy::arithmetic_side_effects,

@@ -164,6 +164,43 @@ pub(crate) fn expand16(nibble: bool, block: [u8; 16]) -> [u8; 32] {
     out
 }
 
+/// A bit per byte of `block` (bit `i` for byte `i`) that holds a nibble
+/// 12..=14, which NIBBLE_8 refuses: both nibbles of all sixteen bytes
+/// compared at once in SSE2 registers.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn invalid_nibble_bytes16(block: [u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_srli_epi16,
+    };
+    let [lo_half, hi_half] = {
+        let (lo, hi) = block.split_at(8);
+        [lo, hi].map(|h| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(h);
+            i64::from_le_bytes(word)
+        })
+    };
+    // SAFETY: the intrinsics below take and return values only (no
+    // pointer); what they require is SSE2, which this function is compiled
+    // only with (`cfg(target_feature = "sse2")`, part of the x86-64
+    // baseline).
+    let bits = unsafe {
+        let v = _mm_set_epi64x(hi_half, lo_half);
+        let low_nibble = _mm_set1_epi8(0x0F);
+        let high = _mm_and_si128(_mm_srli_epi16::<4>(v), low_nibble);
+        let low = _mm_and_si128(v, low_nibble);
+        let eleven = _mm_set1_epi8(11);
+        // 12..=14: above 11 and not 15 (nibbles are 0..=15, so the signed
+        // comparison is exact).
+        let bad = |n| _mm_andnot_si128(_mm_cmpeq_epi8(n, low_nibble), _mm_cmpgt_epi8(n, eleven));
+        _mm_movemask_epi8(_mm_or_si128(bad(high), bad(low)))
+    };
+    // The mask has sixteen bits, one per byte.
+    bits as u32
+}
+
 /// The pair of characters `byte` expands to ([`INVALID`] for a NIBBLE_8
 /// byte holding a nibble 12..=14).
 #[inline(always)]
@@ -309,21 +346,6 @@ pub(crate) fn tail_block(input: &[u8], rest: &[u8]) -> Option<[u8; 16]> {
     )
 }
 
-/// True if no nibble of the first `len` (1..=16) bytes of `block` is
-/// 12..=14; the bytes after them are not looked at.
-#[inline(always)]
-pub(crate) fn block_nibbles_valid(block: [u8; 16], len: usize) -> bool {
-    const LOW: u128 = 0x1111_1111_1111_1111_1111_1111_1111_1111;
-    #[expect(clippy::arithmetic_side_effects, reason = "len.min(16) * 8 <= 128")]
-    let bits = 128 - 8 * len.min(16) as u32;
-    let mask = u128::MAX.checked_shr(bits).unwrap_or(0);
-    let word = u128::from_le_bytes(block) & mask;
-    // The per-nibble rule of `word_nibbles_valid`, on 32 nibbles.
-    let high = (word >> 3) & (word >> 2);
-    let low = (word >> 1) & word;
-    high & !low & LOW == 0
-}
-
 /// How a string can be packed, if at all (the encoder's choice, same rules
 /// as WhatsApp's: non-empty, at most 127 characters, all in one alphabet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,12 +467,6 @@ mod tests {
                     assert_eq!(nibbles_valid_at(&longer, 3, len), spec_valid(&data));
                     assert_eq!(nibbles_valid_at(&longer[..tail], 3, len), spec_valid(&data));
                     assert_eq!(nibbles_valid_at(&data, 0, len), spec_valid(&data));
-                    if len <= 16 {
-                        // Invalid bytes after the data are not looked at.
-                        let mut block = [0xEEu8; 16];
-                        block[..len].copy_from_slice(&data);
-                        assert_eq!(block_nibbles_valid(block, len), spec_valid(&data));
-                    }
                 }
             }
         }
@@ -492,6 +508,11 @@ mod tests {
                     block[at] = byte;
                     let got = expand16(nibble, block);
                     assert!(got.is_ascii());
+                    let invalid = invalid_nibble_bytes16(block);
+                    for (i, &b) in block.iter().enumerate() {
+                        assert_eq!(invalid >> i & 1 == 1, !spec_valid(&[b]), "{b:#04x} at {i}");
+                    }
+                    assert_eq!(invalid >> 16, 0);
                     for (i, &b) in block.iter().enumerate() {
                         let want = [chars[usize::from(b >> 4)], chars[usize::from(b & 0x0F)]];
                         let valid = !nibble || spec_valid(&[b]);
