@@ -293,6 +293,7 @@ impl Decoder {
 
     /// Decode node bytes (no flags byte) into `arena`. The whole input must
     /// be one node.
+    #[inline]
     pub fn decode<'a>(&self, arena: &'a Arena, input: &'a [u8]) -> Result<Node<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         self.decode_into(arena, &alloc, input)
@@ -300,6 +301,7 @@ impl Decoder {
 
     /// Reserve the estimate for `input` in an arena without a chunk (one
     /// allocation; see [`quarry_core::reserve`]), then decode.
+    #[inline]
     pub(crate) fn decode_into<'a>(
         &self,
         arena: &'a Arena,
@@ -327,6 +329,7 @@ impl Decoder {
 /// let err = quarry_wa::decode(&arena, &[0xF8, 2, 19]).unwrap_err();
 /// assert_eq!(err.to_string(), "unexpected end of input at byte 3");
 /// ```
+#[inline]
 pub fn decode<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Node<'a>, DecodeError> {
     Decoder::new().decode(arena, input)
 }
