@@ -880,9 +880,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             )]
             1..=235 => Value::Str(self.single[usize::from(byte)]),
             LIST_EMPTY => Value::Str(""),
-            // Device JIDs (fanout recipients) are the common case: inline.
+            // Device JIDs (fanout recipients) and user, group and server
+            // JIDs are the common cases: inline.
             AD_JID => Value::Jid(self.read_ad_jid()?),
-            JID_PAIR | INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            JID_PAIR => Value::Jid(self.read_jid_pair()?),
+            INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
             _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
         };
         Ok(AttrRec { key, value })
@@ -1235,23 +1237,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[inline(never)]
     fn read_jid(&mut self, byte: u8) -> R<Jid<'a>> {
         match byte {
-            JID_PAIR => {
-                // An absent user (LIST_EMPTY) is the empty user.
-                let user = if self.input.get(self.pos) == Some(&LIST_EMPTY) {
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "the byte at pos exists, so pos + 1 <= input.len()"
-                    )]
-                    {
-                        self.pos += 1;
-                    }
-                    JidUser::text("")
-                } else {
-                    self.read_jid_user_any()?
-                };
-                let server = self.read_server()?;
-                Ok(Jid::with_user(user, server))
-            }
+            JID_PAIR => self.read_jid_pair(),
             AD_JID => self.read_ad_jid(),
             INTEROP_JID => {
                 let user = self.read_jid_user()?;
@@ -1269,6 +1255,26 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 Ok(Jid::with_user(user, Server::Messenger).with_device(device))
             }
         }
+    }
+
+    /// A `JID_PAIR` whose tag byte was just read: user, server.
+    #[inline(always)]
+    fn read_jid_pair(&mut self) -> R<Jid<'a>> {
+        // An absent user (LIST_EMPTY) is the empty user.
+        let user = if self.input.get(self.pos) == Some(&LIST_EMPTY) {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "the byte at pos exists, so pos + 1 <= input.len()"
+            )]
+            {
+                self.pos += 1;
+            }
+            JidUser::text("")
+        } else {
+            self.read_jid_user_any()?
+        };
+        let server = self.read_server()?;
+        Ok(Jid::with_user(user, server))
     }
 
     /// An `AD_JID` whose tag byte was just read: domain, device, user.
