@@ -885,6 +885,12 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             AD_JID => Value::Jid(self.read_ad_jid()?),
             JID_PAIR => Value::Jid(self.read_jid_pair()?),
             INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            // Packed ids and timestamps: the common lengths inline.
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            NIBBLE_8 | HEX_8 => match self.packed_block(byte == NIBBLE_8) {
+                Some(text) => Value::Str(text?),
+                None => Value::Str(self.read_packed(byte)?),
+            },
             _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
         };
         Ok(AttrRec { key, value })
@@ -1024,48 +1030,59 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     }
 
     /// A packed string of three or more bytes (the tag byte was just
-    /// read). Three to sixteen valid bytes (ids, timestamps, phone numbers)
-    /// are expanded here, from one 16-byte load of the input; anything else
-    /// ([`read_packed_any`](Self::read_packed_any)) out of line.
+    /// read): [`packed_block`](Self::packed_block), else
+    /// [`read_packed_any`](Self::read_packed_any).
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(never)]
     fn read_packed_long(&mut self, nibble: bool) -> R<&'a str> {
-        let at = self.pos;
-        if let Some((&header, rest)) = self.input.get(at..).and_then(<[u8]>::split_first) {
-            let len = usize::from(header & 0x7F);
-            if (3..=16).contains(&len) && len <= rest.len() {
-                // The 16 bytes from the data's start (those past the data
-                // are expanded and never read), or at the input's end the
-                // data followed by zeros.
-                let block = match rest.first_chunk::<16>() {
-                    Some(block) => Some(*block),
-                    None => packed::tail_block(self.input, rest),
-                };
-                // A bit per data byte (len <= 16).
-                let data_bytes = 1u32.checked_shl(len as u32).unwrap_or(0).wrapping_sub(1);
-                if let Some(block) = block
-                    && (!nibble || packed::invalid_nibble_bytes16(block) & data_bytes == 0)
-                {
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "the header and len data bytes exist, so at + 1 + len <= input.len()"
-                    )]
-                    let (start, text_len) = {
-                        self.pos = at + 1 + len;
-                        (at + 1, 2 * len - usize::from(header >> 7))
-                    };
-                    let chars = packed::expand16(nibble, block);
-                    self.charge(32, start)?;
-                    let stored: &'a [u8; 32] = self.bump.alloc(chars);
-                    let text = stored.get(..text_len).unwrap_or_default();
-                    // SAFETY: `expand16` gives ASCII for every byte value
-                    // (its test checks each value at each position), and
-                    // `text` is a prefix of its output.
-                    return Ok(unsafe { packed::ascii_text(text) });
-                }
-            }
+        match self.packed_block(nibble) {
+            Some(text) => text,
+            None => self.read_packed_any(nibble),
         }
-        self.read_packed_any(nibble)
+    }
+
+    /// A packed string of 3 to 16 valid bytes (ids, timestamps, phone
+    /// numbers; the tag byte was just read), expanded from one 16-byte
+    /// load of the input. `None`, with nothing read, for any other.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn packed_block(&mut self, nibble: bool) -> Option<R<&'a str>> {
+        let at = self.pos;
+        let (&header, rest) = self.input.get(at..).and_then(<[u8]>::split_first)?;
+        let len = usize::from(header & 0x7F);
+        if !(3..=16).contains(&len) || len > rest.len() {
+            return None;
+        }
+        // The 16 bytes from the data's start (those past the data are
+        // expanded and never read), or at the input's end the data
+        // followed by zeros.
+        let block = match rest.first_chunk::<16>() {
+            Some(block) => *block,
+            None => packed::tail_block(self.input, rest)?,
+        };
+        // A bit per data byte (len <= 16).
+        let data_bytes = 1u32.checked_shl(len as u32).unwrap_or(0).wrapping_sub(1);
+        if nibble && packed::invalid_nibble_bytes16(block) & data_bytes != 0 {
+            return None;
+        }
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "the header and len data bytes exist, so at + 1 + len <= input.len()"
+        )]
+        let (start, text_len) = {
+            self.pos = at + 1 + len;
+            (at + 1, 2 * len - usize::from(header >> 7))
+        };
+        let chars = packed::expand16(nibble, block);
+        if let Err(fail) = self.charge(32, start) {
+            return Some(Err(fail));
+        }
+        let stored: &'a [u8; 32] = self.bump.alloc(chars);
+        let text = stored.get(..text_len).unwrap_or_default();
+        // SAFETY: `expand16` gives ASCII for every byte value (its test
+        // checks each value at each position), and `text` is a prefix of
+        // its output.
+        Some(Ok(unsafe { packed::ascii_text(text) }))
     }
 
     /// [`read_packed_any`](Self::read_packed_any), on targets without SSE2.
