@@ -94,6 +94,14 @@ pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
     invalid
 }
 
+/// The low and the high eight bytes of `block` as little-endian words.
+#[inline(always)]
+fn halves(block: [u8; 16]) -> (i64, i64) {
+    let v = u128::from_le_bytes(block);
+    // Truncations keep the low 64 bits, as meant.
+    (v as u64 as i64, (v >> 64) as u64 as i64)
+}
+
 /// Expand the 16 packed bytes of `block` into their 32 characters, all
 /// bytes at once in SSE2 registers: the high and the low nibbles are
 /// split, interleaved, and mapped to their characters by comparisons
@@ -112,14 +120,7 @@ pub(crate) fn expand16(nibble: bool, block: [u8; 16]) -> [u8; 32] {
         _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8, _mm_srli_epi16, _mm_srli_si128,
         _mm_sub_epi8, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
-    let [lo_half, hi_half] = {
-        let (lo, hi) = block.split_at(8);
-        [lo, hi].map(|h| {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(h);
-            i64::from_le_bytes(word)
-        })
-    };
+    let (lo_half, hi_half) = halves(block);
     // SAFETY: the intrinsics below take and return values only (no
     // pointer); what they require is SSE2, which this function is compiled
     // only with (`cfg(target_feature = "sse2")`, part of the x86-64
@@ -174,14 +175,7 @@ pub(crate) fn invalid_nibble_bytes16(block: [u8; 16]) -> u32 {
         _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_movemask_epi8,
         _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_srli_epi16,
     };
-    let [lo_half, hi_half] = {
-        let (lo, hi) = block.split_at(8);
-        [lo, hi].map(|h| {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(h);
-            i64::from_le_bytes(word)
-        })
-    };
+    let (lo_half, hi_half) = halves(block);
     // SAFETY: the intrinsics below take and return values only (no
     // pointer); what they require is SSE2, which this function is compiled
     // only with (`cfg(target_feature = "sse2")`, part of the x86-64
