@@ -1359,9 +1359,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         Ok(JidUser::packed(bytes, nibble, header >> 7 == 1))
     }
 
+    /// A JID's server: nearly always a single-byte token, read here with
+    /// one table load; any other form out of line.
+    #[inline(always)]
     fn read_server(&mut self) -> R<Server> {
         let at = self.pos();
-        // Servers are nearly always single-byte tokens: one table load.
         if let Some(&byte @ 1..=235) = self.input.get(at) {
             #[expect(
                 clippy::arithmetic_side_effects,
@@ -1379,6 +1381,13 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 None => Err(self.wrong_server(at, "not one of the twelve JID servers")),
             };
         }
+        self.read_server_text()
+    }
+
+    /// A JID's server in a form other than a single-byte token.
+    #[inline(never)]
+    fn read_server_text(&mut self) -> R<Server> {
+        let at = self.pos();
         let name = self.read_required_text(Slot::JidServer)?;
         match Server::from_name(name) {
             Some(server) => Ok(server),
