@@ -95,6 +95,7 @@ pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
 }
 
 /// The low and the high eight bytes of `block` as little-endian words.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn halves(block: [u8; 16]) -> (i64, i64) {
     let v = u128::from_le_bytes(block);
@@ -320,6 +321,7 @@ pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
 /// 16 bytes) placed first, zeros after them: the input's last 16 bytes
 /// shifted down, so no copy of a variable length is made. `None` when the
 /// input is shorter than 16 bytes.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 pub(crate) fn tail_block(input: &[u8], rest: &[u8]) -> Option<[u8; 16]> {
     let last = input.last_chunk::<16>()?;
@@ -469,6 +471,7 @@ mod tests {
 
     /// `tail_block` puts the input's last bytes first and zeros after
     /// them, for every input length around 16 and every suffix.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn tail_block_is_the_suffix_padded_with_zeros() {
         let bytes: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37)).collect();
