@@ -293,6 +293,7 @@ impl Decoder {
 
     /// Decode node bytes (no flags byte) into `arena`. The whole input must
     /// be one node.
+    #[inline]
     pub fn decode<'a>(&self, arena: &'a Arena, input: &'a [u8]) -> Result<Node<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         self.decode_into(arena, &alloc, input)
@@ -300,6 +301,7 @@ impl Decoder {
 
     /// Reserve the estimate for `input` in an arena without a chunk (one
     /// allocation; see [`quarry_core::reserve`]), then decode.
+    #[inline]
     pub(crate) fn decode_into<'a>(
         &self,
         arena: &'a Arena,
@@ -327,11 +329,13 @@ impl Decoder {
 /// let err = quarry_wa::decode(&arena, &[0xF8, 2, 19]).unwrap_err();
 /// assert_eq!(err.to_string(), "unexpected end of input at byte 3");
 /// ```
+#[inline]
 pub fn decode<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Node<'a>, DecodeError> {
     Decoder::new().decode(arena, input)
 }
 
 /// One frame of the explicit stack: a run of sibling slots being filled.
+#[derive(Default)]
 struct Frame<'a> {
     slots: &'a mut [NodeRec<'a>],
     next: usize,
@@ -378,6 +382,7 @@ fn run_state<'a, const CHECKED: bool>(
         bump: alloc.bump(),
         single: dictionary.single_table(),
         double: dictionary.double_tables(),
+        servers: dictionary.server_table(),
         items: 0,
         max_items: options.max_items,
         pending: 0,
@@ -403,6 +408,8 @@ struct State<'a, 's, const CHECKED: bool> {
     bump: &'a Bump,
     single: &'static [&'static str; 236],
     double: &'static [[&'static str; 256]; 4],
+    /// The JID server each single-byte token names, if any.
+    servers: &'s [Option<Server>; 236],
     items: u32,
     max_items: u32,
     /// Bytes promised to allocated child slots not yet read (three each).
@@ -418,7 +425,9 @@ const NODE: usize = std::mem::size_of::<NodeRec<'static>>();
 const FRAME: usize = std::mem::size_of::<Frame<'static>>();
 const ATTR: usize = std::mem::size_of::<AttrRec<'static>>();
 
-/// Frames the traversal stack starts with.
+/// Ancestor frames held on the Rust stack; deeper ones go to the arena.
+const INLINE_FRAMES: usize = 8;
+/// Frames the arena part of the traversal stack starts with.
 const INITIAL_STACK: usize = 8;
 
 /// Where a string is read; decides what `LIST_EMPTY` means.
@@ -443,10 +452,13 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 limit: options.max_depth,
             }));
         }
-        // The frame being filled lives in `cur`; `stack` holds its
-        // ancestors. The stack is only allocated when a child list
-        // appears, and grows by doubling (each growth charged to the
-        // budget), so a stanza without children pays nothing for it.
+        // The frame being filled lives in `cur`; its `depth` ancestors are
+        // in `inline`, the first INLINE_FRAMES of them, then in `stack`.
+        // The arena part is only allocated when a tree nests deeper than
+        // that, and grows by doubling (each growth charged to the budget),
+        // so a stanza of usual depth pays nothing for it.
+        let mut inline: [Frame<'a>; INLINE_FRAMES] = Default::default();
+        let mut depth = 0usize;
         let mut stack: ArenaVec<'a, Frame<'a>> = ArenaVec::new_in(self.bump);
 
         self.count_items(1, 0)?;
@@ -471,7 +483,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
-                    if stack.len() >= max_stack {
+                    if depth >= max_stack {
                         let offset = self.pos;
                         return Err(self.fail(DecodeError::DepthLimit {
                             offset,
@@ -493,25 +505,46 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         self.bump
                             .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY)
                     };
-                    if stack.len() == stack.capacity() {
-                        // The stack holds fewer than max_depth (a u32) frames,
-                        // so its doubled capacity times a 24-byte frame fits,
-                        // and grown > capacity == len.
-                        #[expect(clippy::arithmetic_side_effects, reason = "see above")]
-                        let (grown, bytes) = {
-                            let grown = (stack.capacity() * 2).max(INITIAL_STACK);
-                            (grown, grown * FRAME)
-                        };
-                        self.charge(bytes, start)?;
-                        stack.reserve_exact(grown.saturating_sub(stack.len()));
-                    }
                     let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
-                    stack.push(parent);
+                    if let Some(frame) = inline.get_mut(depth) {
+                        *frame = parent;
+                    } else {
+                        if stack.len() == stack.capacity() {
+                            // The stack holds fewer than max_depth (a u32)
+                            // frames, so its doubled capacity times a 24-byte
+                            // frame fits, and grown > capacity == len.
+                            #[expect(clippy::arithmetic_side_effects, reason = "see above")]
+                            let (grown, bytes) = {
+                                let grown = (stack.capacity() * 2).max(INITIAL_STACK);
+                                (grown, grown * FRAME)
+                            };
+                            self.charge(bytes, start)?;
+                            stack.reserve_exact(grown.saturating_sub(stack.len()));
+                        }
+                        stack.push(parent);
+                    }
+                    #[expect(
+                        clippy::arithmetic_side_effects,
+                        reason = "depth < max_stack, a u32, was checked above"
+                    )]
+                    {
+                        depth += 1;
+                    }
                 }
             } else {
                 let taken: &'a mut [NodeRec<'a>] = std::mem::take(&mut cur.slots);
                 let done: &'a [NodeRec<'a>] = taken;
-                match stack.pop() {
+                let parent = match depth.checked_sub(1) {
+                    Some(up) => {
+                        depth = up;
+                        match inline.get_mut(up) {
+                            Some(frame) => Some(std::mem::take(frame)),
+                            None => stack.pop(),
+                        }
+                    }
+                    None => None,
+                };
+                match parent {
                     Some(parent) => {
                         cur = parent;
                         if let Some(owner) =
@@ -847,9 +880,17 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             )]
             1..=235 => Value::Str(self.single[usize::from(byte)]),
             LIST_EMPTY => Value::Str(""),
-            // Device JIDs (fanout recipients) are the common case: inline.
+            // Device JIDs (fanout recipients) and user, group and server
+            // JIDs are the common cases: inline.
             AD_JID => Value::Jid(self.read_ad_jid()?),
-            JID_PAIR | INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            JID_PAIR => Value::Jid(self.read_jid_pair()?),
+            INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            // Packed ids and timestamps: the common lengths inline.
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            NIBBLE_8 | HEX_8 => match self.packed_block(byte == NIBBLE_8) {
+                Some(text) => Value::Str(text?),
+                None => Value::Str(self.read_packed(byte)?),
+            },
             _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
         };
         Ok(AttrRec { key, value })
@@ -988,9 +1029,72 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         self.read_packed_long(nibble)
     }
 
-    /// A packed string of any length (the tag byte was just read).
+    /// A packed string of three or more bytes (the tag byte was just
+    /// read): [`packed_block`](Self::packed_block), else
+    /// [`read_packed_any`](Self::read_packed_any).
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(never)]
     fn read_packed_long(&mut self, nibble: bool) -> R<&'a str> {
+        match self.packed_block(nibble) {
+            Some(text) => text,
+            None => self.read_packed_any(nibble),
+        }
+    }
+
+    /// A packed string of 3 to 16 valid bytes (ids, timestamps, phone
+    /// numbers; the tag byte was just read), expanded from one 16-byte
+    /// load of the input. `None`, with nothing read, for any other.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn packed_block(&mut self, nibble: bool) -> Option<R<&'a str>> {
+        let at = self.pos;
+        let (&header, rest) = self.input.get(at..).and_then(<[u8]>::split_first)?;
+        let len = usize::from(header & 0x7F);
+        if !(3..=16).contains(&len) || len > rest.len() {
+            return None;
+        }
+        // The 16 bytes from the data's start (those past the data are
+        // expanded and never read), or at the input's end the data
+        // followed by zeros.
+        let block = match rest.first_chunk::<16>() {
+            Some(block) => *block,
+            None => packed::tail_block(self.input, rest)?,
+        };
+        // A bit per data byte (len <= 16).
+        let data_bytes = 1u32.checked_shl(len as u32).unwrap_or(0).wrapping_sub(1);
+        if nibble && packed::invalid_nibble_bytes16(block) & data_bytes != 0 {
+            return None;
+        }
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "the header and len data bytes exist, so at + 1 + len <= input.len()"
+        )]
+        let (start, text_len) = {
+            self.pos = at + 1 + len;
+            (at + 1, 2 * len - usize::from(header >> 7))
+        };
+        let chars = packed::expand16(nibble, block);
+        if let Err(fail) = self.charge(32, start) {
+            return Some(Err(fail));
+        }
+        let stored: &'a [u8; 32] = self.bump.alloc(chars);
+        let text = stored.get(..text_len).unwrap_or_default();
+        // SAFETY: `expand16` gives ASCII for every byte value (its test
+        // checks each value at each position), and `text` is a prefix of
+        // its output.
+        Some(Ok(unsafe { packed::ascii_text(text) }))
+    }
+
+    /// [`read_packed_any`](Self::read_packed_any), on targets without SSE2.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline(always)]
+    fn read_packed_long(&mut self, nibble: bool) -> R<&'a str> {
+        self.read_packed_any(nibble)
+    }
+
+    /// A packed string of any length (the tag byte was just read).
+    #[inline(never)]
+    fn read_packed_any(&mut self, nibble: bool) -> R<&'a str> {
         let header = self.u8()?;
         let len = usize::from(header & 0x7F);
         let start = self.pos();
@@ -1150,23 +1254,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     #[inline(never)]
     fn read_jid(&mut self, byte: u8) -> R<Jid<'a>> {
         match byte {
-            JID_PAIR => {
-                // An absent user (LIST_EMPTY) is the empty user.
-                let user = if self.input.get(self.pos) == Some(&LIST_EMPTY) {
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "the byte at pos exists, so pos + 1 <= input.len()"
-                    )]
-                    {
-                        self.pos += 1;
-                    }
-                    JidUser::text("")
-                } else {
-                    self.read_jid_user_any()?
-                };
-                let server = self.read_server()?;
-                Ok(Jid::with_user(user, server))
-            }
+            JID_PAIR => self.read_jid_pair(),
             AD_JID => self.read_ad_jid(),
             INTEROP_JID => {
                 let user = self.read_jid_user()?;
@@ -1184,6 +1272,26 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 Ok(Jid::with_user(user, Server::Messenger).with_device(device))
             }
         }
+    }
+
+    /// A `JID_PAIR` whose tag byte was just read: user, server.
+    #[inline(always)]
+    fn read_jid_pair(&mut self) -> R<Jid<'a>> {
+        // An absent user (LIST_EMPTY) is the empty user.
+        let user = if self.input.get(self.pos) == Some(&LIST_EMPTY) {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "the byte at pos exists, so pos + 1 <= input.len()"
+            )]
+            {
+                self.pos += 1;
+            }
+            JidUser::text("")
+        } else {
+            self.read_jid_user_any()?
+        };
+        let server = self.read_server()?;
+        Ok(Jid::with_user(user, server))
     }
 
     /// An `AD_JID` whose tag byte was just read: domain, device, user.
@@ -1251,7 +1359,34 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         Ok(JidUser::packed(bytes, nibble, header >> 7 == 1))
     }
 
+    /// A JID's server: nearly always a single-byte token, read here with
+    /// one table load; any other form out of line.
+    #[inline(always)]
     fn read_server(&mut self) -> R<Server> {
+        let at = self.pos();
+        if let Some(&byte @ 1..=235) = self.input.get(at) {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "the byte at `at` exists, so at + 1 <= input.len()"
+            )]
+            {
+                self.pos = at + 1;
+            }
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "byte is in 1..=235 and the table has 236 entries"
+            )]
+            return match self.servers[usize::from(byte)] {
+                Some(server) => Ok(server),
+                None => Err(self.wrong_server(at, "not one of the twelve JID servers")),
+            };
+        }
+        self.read_server_text()
+    }
+
+    /// A JID's server in a form other than a single-byte token.
+    #[inline(never)]
+    fn read_server_text(&mut self) -> R<Server> {
         let at = self.pos();
         let name = self.read_required_text(Slot::JidServer)?;
         match Server::from_name(name) {

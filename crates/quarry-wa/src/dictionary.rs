@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 
 use crate::dictionary_v3;
+use crate::jid::Server;
 use crate::token_index::TokenIndex;
 
 /// Where a token lives on the wire.
@@ -29,7 +30,41 @@ pub enum Token {
 pub struct Dictionary {
     single: &'static [&'static str; 236],
     double: &'static [[&'static str; 256]; 4],
+    /// The JID server each single-byte token names, if it names one.
+    servers: [Option<Server>; 236],
     index: OnceLock<TokenIndex>,
+}
+
+/// `a == b`, in a `const fn`.
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The server each single-byte token names, if it names one.
+const fn server_tokens(single: &[&str; 236]) -> [Option<Server>; 236] {
+    let mut servers = [None; 236];
+    let mut byte = 1;
+    while byte < 236 {
+        let mut s = 0;
+        while s < Server::ALL.len() {
+            if bytes_eq(single[byte].as_bytes(), Server::ALL[s].as_str().as_bytes()) {
+                servers[byte] = Some(Server::ALL[s]);
+            }
+            s += 1;
+        }
+        byte += 1;
+    }
+    servers
 }
 
 static V3: Dictionary = Dictionary::from_tables(&dictionary_v3::SINGLE, &dictionary_v3::DOUBLE);
@@ -50,6 +85,7 @@ impl Dictionary {
         Self {
             single,
             double,
+            servers: server_tokens(single),
             index: OnceLock::new(),
         }
     }
@@ -83,6 +119,12 @@ impl Dictionary {
 
     pub(crate) fn single_table(&self) -> &'static [&'static str; 236] {
         self.single
+    }
+
+    /// The JID server of each single-byte token (`None` for tokens that
+    /// name none), for the decoder's server slot.
+    pub(crate) fn server_table(&self) -> &[Option<Server>; 236] {
+        &self.servers
     }
 
     pub(crate) fn double_tables(&self) -> &'static [[&'static str; 256]; 4] {

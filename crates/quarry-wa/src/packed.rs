@@ -94,6 +94,15 @@ pub(crate) fn expand(nibble: bool, packed: &[u8], out: &mut [[u8; 2]]) -> bool {
     invalid
 }
 
+/// The low and the high eight bytes of `block` as little-endian words.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn halves(block: [u8; 16]) -> (i64, i64) {
+    let v = u128::from_le_bytes(block);
+    // Truncations keep the low 64 bits, as meant.
+    (v as u64 as i64, (v >> 64) as u64 as i64)
+}
+
 /// Expand the 16 packed bytes of `block` into their 32 characters, all
 /// bytes at once in SSE2 registers: the high and the low nibbles are
 /// split, interleaved, and mapped to their characters by comparisons
@@ -112,14 +121,7 @@ pub(crate) fn expand16(nibble: bool, block: [u8; 16]) -> [u8; 32] {
         _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8, _mm_srli_epi16, _mm_srli_si128,
         _mm_sub_epi8, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
-    let [lo_half, hi_half] = {
-        let (lo, hi) = block.split_at(8);
-        [lo, hi].map(|h| {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(h);
-            i64::from_le_bytes(word)
-        })
-    };
+    let (lo_half, hi_half) = halves(block);
     // SAFETY: the intrinsics below take and return values only (no
     // pointer); what they require is SSE2, which this function is compiled
     // only with (`cfg(target_feature = "sse2")`, part of the x86-64
@@ -162,6 +164,36 @@ pub(crate) fn expand16(nibble: bool, block: [u8; 16]) -> [u8; 32] {
         quarter.copy_from_slice(&word.to_le_bytes());
     }
     out
+}
+
+/// A bit per byte of `block` (bit `i` for byte `i`) that holds a nibble
+/// 12..=14, which NIBBLE_8 refuses: both nibbles of all sixteen bytes
+/// compared at once in SSE2 registers.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn invalid_nibble_bytes16(block: [u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8, _mm_srli_epi16,
+    };
+    let (lo_half, hi_half) = halves(block);
+    // SAFETY: the intrinsics below take and return values only (no
+    // pointer); what they require is SSE2, which this function is compiled
+    // only with (`cfg(target_feature = "sse2")`, part of the x86-64
+    // baseline).
+    let bits = unsafe {
+        let v = _mm_set_epi64x(hi_half, lo_half);
+        let low_nibble = _mm_set1_epi8(0x0F);
+        let high = _mm_and_si128(_mm_srli_epi16::<4>(v), low_nibble);
+        let low = _mm_and_si128(v, low_nibble);
+        let eleven = _mm_set1_epi8(11);
+        // 12..=14: above 11 and not 15 (nibbles are 0..=15, so the signed
+        // comparison is exact).
+        let bad = |n| _mm_andnot_si128(_mm_cmpeq_epi8(n, low_nibble), _mm_cmpgt_epi8(n, eleven));
+        _mm_movemask_epi8(_mm_or_si128(bad(high), bad(low)))
+    };
+    // The mask has sixteen bits, one per byte.
+    bits as u32
 }
 
 /// The pair of characters `byte` expands to ([`INVALID`] for a NIBBLE_8
@@ -283,6 +315,31 @@ pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
         .get(start..)
         .and_then(|rest| rest.get(..len))
         .is_none_or(nibbles_valid)
+}
+
+/// The 16 bytes at the end of `rest` (a suffix of `input` holding at most
+/// 16 bytes) placed first, zeros after them: the input's last 16 bytes
+/// shifted down, so no copy of a variable length is made. `None` when the
+/// input is shorter than 16 bytes.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn tail_block(input: &[u8], rest: &[u8]) -> Option<[u8; 16]> {
+    let last = input.last_chunk::<16>()?;
+    // `rest` ends where `input` does: it starts `skip` bytes into `last`.
+    let skip = 16usize.checked_sub(rest.len())?;
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "skip <= 16, so 8 * skip <= 128"
+    )]
+    let bits = 8 * skip as u32;
+    // Little endian: shifting right by whole bytes moves byte `skip` to
+    // byte 0 and brings zeros in at the top (a shift of 128 gives 0).
+    Some(
+        u128::from_le_bytes(*last)
+            .checked_shr(bits)
+            .unwrap_or(0)
+            .to_le_bytes(),
+    )
 }
 
 /// How a string can be packed, if at all (the encoder's choice, same rules
@@ -412,6 +469,26 @@ mod tests {
         assert!(nibbles_valid(&[]));
     }
 
+    /// `tail_block` puts the input's last bytes first and zeros after
+    /// them, for every input length around 16 and every suffix.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn tail_block_is_the_suffix_padded_with_zeros() {
+        let bytes: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37)).collect();
+        for len in 0..=bytes.len() {
+            let input = &bytes[..len];
+            for start in len.saturating_sub(16)..=len {
+                let rest = &input[start..];
+                let want = (len >= 16).then(|| {
+                    let mut out = [0u8; 16];
+                    out[..rest.len()].copy_from_slice(rest);
+                    out
+                });
+                assert_eq!(tail_block(input, rest), want, "{len} {start}");
+            }
+        }
+    }
+
     /// `expand16` against the characters the alphabets give each nibble,
     /// for every byte value at every position of the block.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -428,6 +505,11 @@ mod tests {
                     block[at] = byte;
                     let got = expand16(nibble, block);
                     assert!(got.is_ascii());
+                    let invalid = invalid_nibble_bytes16(block);
+                    for (i, &b) in block.iter().enumerate() {
+                        assert_eq!(invalid >> i & 1 == 1, !spec_valid(&[b]), "{b:#04x} at {i}");
+                    }
+                    assert_eq!(invalid >> 16, 0);
                     for (i, &b) in block.iter().enumerate() {
                         let want = [chars[usize::from(b >> 4)], chars[usize::from(b & 0x0F)]];
                         let valid = !nibble || spec_valid(&[b]);

@@ -106,3 +106,82 @@ fn spec_facts_about_the_table_hold() {
     }
     assert_eq!(longest, 48);
 }
+
+/// A JID's server slot read through the dictionary in use: every
+/// single-byte token that spells one of the twelve servers decodes, in the
+/// v3 table and in a reordered one, and any other token is refused at its
+/// offset.
+#[test]
+fn the_server_slot_follows_the_dictionary_in_use() {
+    use quarry_core::Arena;
+    use quarry_wa::{Decoder, Server};
+
+    // <message to=JID_PAIR(no user, server token)/>: F8 03 <message> <to> FA 00 <server>
+    let bytes_for = |dict: &Dictionary, server: u8| {
+        let t = |s| match dict.lookup(s) {
+            Some(Token::Single(b)) => b,
+            other => panic!("{s}: {other:?}"),
+        };
+        vec![0xF8, 3, t("message"), t("to"), 0xFA, 0x00, server]
+    };
+    // The v3 table with "s.whatsapp.net" and "message" swapped.
+    static SWAPPED: std::sync::LazyLock<[&'static str; 236]> = std::sync::LazyLock::new(|| {
+        let v3 = Dictionary::v3();
+        let mut single = [""; 236];
+        for (i, slot) in single.iter_mut().enumerate().skip(1) {
+            *slot = v3.single(i as u8).unwrap();
+        }
+        let (a, b) = (
+            single.iter().position(|&s| s == "s.whatsapp.net").unwrap(),
+            single.iter().position(|&s| s == "message").unwrap(),
+        );
+        single.swap(a, b);
+        single
+    });
+    static DOUBLE: std::sync::LazyLock<[[&'static str; 256]; 4]> = std::sync::LazyLock::new(|| {
+        std::array::from_fn(|t| {
+            std::array::from_fn(|i| Dictionary::v3().double(t as u8, i as u8).unwrap())
+        })
+    });
+    let swapped: &'static Dictionary =
+        Box::leak(Box::new(Dictionary::from_tables(&SWAPPED, &DOUBLE)));
+    for dict in [Dictionary::v3(), swapped] {
+        let decoder = Decoder {
+            dictionary: dict,
+            ..Decoder::new()
+        };
+        let mut servers = Vec::new();
+        for byte in 1..=235u8 {
+            let token = dict.single(byte).unwrap();
+            let arena = Arena::new();
+            let input = bytes_for(dict, byte);
+            match (Server::from_name(token), decoder.decode(&arena, &input)) {
+                (Some(server), Ok(node)) => {
+                    let jid = node.attr("to").and_then(|v| v.as_jid()).unwrap();
+                    assert_eq!(jid.server(), server, "{token}");
+                    // An empty user: the JID is its server alone.
+                    assert_eq!(jid.to_string(), token);
+                    servers.push(server);
+                }
+                (None, Err(err)) => assert_eq!(
+                    err.to_string(),
+                    format!(
+                        "unexpected byte {byte:#04x} (not one of the twelve JID servers) at byte 6"
+                    ),
+                    "{token}"
+                ),
+                (want, got) => panic!("{token}: {want:?} but {got:?}"),
+            }
+        }
+        // Every server whose name is a single-byte token, once.
+        let single = Server::ALL
+            .iter()
+            .filter(|s| matches!(dict.lookup(s.as_str()), Some(Token::Single(_))))
+            .count();
+        assert!(
+            single >= 4,
+            "s.whatsapp.net, lid, g.us and broadcast at least"
+        );
+        assert_eq!(servers.len(), single);
+    }
+}

@@ -557,3 +557,42 @@ fn owned_jids_agree_with_views() {
     let bot = OwnedJid::new("user", Server::Bot).with_agent(5);
     assert_ne!(bot, OwnedJid::new("user", Server::Bot));
 }
+
+/// The twelve server names WhatsApp's JID grammar knows (wacore-binary's
+/// server constants), each read back as its server; near misses (a prefix,
+/// a different case, a name one byte longer) name none.
+#[test]
+fn server_names_read_back_and_near_misses_do_not() {
+    let names = [
+        ("s.whatsapp.net", Server::Pn),
+        ("lid", Server::Lid),
+        ("g.us", Server::Group),
+        ("broadcast", Server::Broadcast),
+        ("newsletter", Server::Newsletter),
+        ("hosted", Server::Hosted),
+        ("hosted.lid", Server::HostedLid),
+        ("msgr", Server::Messenger),
+        ("interop", Server::Interop),
+        ("bot", Server::Bot),
+        ("c.us", Server::LegacyUser),
+        ("call", Server::Call),
+    ];
+    for (name, server) in names {
+        assert_eq!(Server::from_name(name), Some(server), "{name}");
+        assert_eq!(server.as_str(), name);
+        assert_eq!(
+            Server::from_name(&name[..name.len() - 1]),
+            None,
+            "{name} cut"
+        );
+        assert_eq!(Server::from_name(&format!("{name}x")), None, "{name}x");
+        assert_eq!(
+            Server::from_name(&name.to_uppercase()),
+            None,
+            "{name} upper"
+        );
+    }
+    assert_eq!(Server::ALL.len(), names.len());
+    assert_eq!(Server::from_name(""), None);
+    assert_eq!(Server::from_name("s.whatsapp.neT"), None);
+}
