@@ -38,6 +38,7 @@ mod encode;
 mod event;
 mod filter;
 mod hex;
+mod kind;
 mod message;
 mod options;
 mod owned_message;
@@ -57,6 +58,7 @@ pub use decode::{
 pub use encode::{EventExtra, write_json_string};
 pub use event::{Event, Tag, TagIter, Tags, TagsIter};
 pub use filter::{Filter, FilterLists, Filters};
+pub use kind::Kind;
 pub use message::{
     ClientMessage, Message, RelayMessage, decode_client_message, decode_message,
     decode_relay_message,
