@@ -15,7 +15,7 @@ use quarry_core::bumpalo::collections::Vec as ArenaVec;
 use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::canonical::{Sink, put_string, put_u64};
-use crate::decode::Dec;
+use crate::decode::{Dec, key_error};
 use crate::event::Event;
 use crate::hex;
 use crate::options::ControlChars;
@@ -522,12 +522,9 @@ impl<'a> Dec<'a, '_> {
                 b"search" => SEARCH,
                 _ => 0,
             };
-            let dup = DecodeError::Malformed {
-                offset: key_at,
-                what: "duplicate member in filter",
-            };
+            let dup = || key_error(key_at, "duplicate member in filter", key);
             if seen & bit != 0 {
-                return Err(dup);
+                return Err(dup());
             }
             seen |= bit;
             match (bit, key) {
@@ -572,7 +569,7 @@ impl<'a> Dec<'a, '_> {
                         1u64 << (26 + letter - b'A')
                     };
                     if letters & lb != 0 {
-                        return Err(dup);
+                        return Err(dup());
                     }
                     letters |= lb;
                     let start = b.values.len();
@@ -599,10 +596,11 @@ impl<'a> Dec<'a, '_> {
                 // NIP-01 does not allow. Skipping it would widen the
                 // subscription; rust-nostr rejects it too.
                 (_, [b'#', rest @ ..]) if is_one_char(rest) => {
-                    return Err(DecodeError::Malformed {
-                        offset: key_at,
-                        what: "a tag condition's key must be '#' and one letter a-z or A-Z",
-                    });
+                    return Err(key_error(
+                        key_at,
+                        "a tag condition's key must be '#' and one letter a-z or A-Z",
+                        key,
+                    ));
                 }
                 _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
             }
