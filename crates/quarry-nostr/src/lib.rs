@@ -31,6 +31,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod builder;
 mod canonical;
 mod compact;
 mod decode;
@@ -49,6 +50,7 @@ mod convert;
 #[cfg(feature = "sig")]
 mod sig;
 
+pub use builder::{BUILDER_RESERVE, EventBuilder};
 pub use decode::{
     ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, ESTIMATE_FILTER_BYTES_CONST,
     ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE, EVENT_ARENA_BYTES_CONST,
@@ -66,6 +68,10 @@ pub use message::{
 pub use options::{ControlChars, Decoder, IdCheck};
 pub use owned_message::{MessageRoot, OwnedMessage};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};
+/// The libsecp256k1 bindings signing and verification use (feature
+/// `sig`): key pairs for [`EventBuilder::sign`] come from here.
+#[cfg(feature = "sig")]
+pub use secp256k1;
 
 /// A signed kind-1 event with two tags, as a relay would send it: its id
 /// and signature are valid. The crate's examples decode it; use it as a
