@@ -41,6 +41,7 @@ mod filter;
 mod hex;
 mod kind;
 mod message;
+mod nips;
 mod options;
 mod owned_message;
 mod reader;
@@ -65,6 +66,7 @@ pub use message::{
     ClientMessage, Message, RelayMessage, decode_client_message, decode_message,
     decode_relay_message,
 };
+pub use nips::{Coordinate, MachineReadablePrefix, leading_zero_bits};
 pub use options::{ControlChars, Decoder, IdCheck};
 pub use owned_message::{MessageRoot, OwnedMessage};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};
