@@ -60,7 +60,7 @@ pub use decode::{
 };
 pub use encode::{EventExtra, write_json_string};
 pub use event::{Event, Tag, TagIter, Tags, TagsIter};
-pub use filter::{Filter, FilterLists, Filters};
+pub use filter::{Filter, FilterBuilder, FilterLists, Filters, decode_filter};
 pub use kind::Kind;
 pub use message::{
     ClientMessage, Message, RelayMessage, decode_client_message, decode_message,
