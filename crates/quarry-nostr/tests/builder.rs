@@ -183,3 +183,47 @@ fn build_sign_and_encode_allocate_a_counted_number_of_times() {
     });
     assert_eq!(from_nothing, 2, "a new arena and a new buffer");
 }
+
+#[test]
+fn the_peers_builder_and_tag_vectors() {
+    // `round_trip`: an event signed with this key reads back equal.
+    let secret = secp256k1::SecretKey::from_byte_array(&[
+        0x6b, 0x91, 0x1f, 0xd3, 0x7c, 0xdf, 0x5c, 0x81, 0xd4, 0xc0, 0xad, 0xb1, 0xab, 0x7f, 0xa8,
+        0x22, 0xed, 0x25, 0x3a, 0xb0, 0xad, 0x9a, 0xa1, 0x8d, 0x77, 0x25, 0x7c, 0x88, 0xb2, 0x9b,
+        0x71, 0x8e,
+    ])
+    .unwrap();
+    let keys = secp256k1::Keypair::from_secret_key(secp256k1::SECP256K1, &secret);
+    let arena = Arena::new();
+    let event = EventBuilder::new(&arena, Kind::TEXT_NOTE, "hello").sign(&keys);
+    let json = event.encode();
+    let other = Arena::new();
+    assert_eq!(quarry_nostr::decode_event(&other, &json).unwrap(), event);
+    // Tag contents: the value is element 1, whatever the name.
+    let e = EventBuilder::text_note(&arena, "")
+        .tag(["aaaaaa", "bbbbbb"])
+        .tag([
+            "custom-p",
+            "f86c44a2de95d9149b51c6a29afeabba264c18e2fa7c49de93424a0c56947785",
+        ])
+        .custom("r", ["wss://atlas.nostr.land", ""])
+        .build(&[1; 32]);
+    let tags = e.tags();
+    assert_eq!(tags.get(0).unwrap().value(), Some("bbbbbb"));
+    assert_eq!(
+        tags.get(1).unwrap().value(),
+        Some("f86c44a2de95d9149b51c6a29afeabba264c18e2fa7c49de93424a0c56947785")
+    );
+    assert_eq!(
+        tags.get(2).unwrap().iter().collect::<Vec<_>>(),
+        ["r", "wss://atlas.nostr.land", ""]
+    );
+    // `test_deserialize_tag_from_event`: the first tag of the peer's kind-4
+    // event is the public-key tag of 13adc511….
+    let json = r#"{"content":"uRuvYr585B80L6rSJiHocw==?iv=oh6LVqdsYYol3JfFnXTbPA==","created_at":1640839235,"id":"2be17aa3031bdcb006f0fce80c146dea9c1c0268b0af2398bb673365c6444d45","kind":4,"pubkey":"f86c44a2de95d9149b51c6a29afeabba264c18e2fa7c49de93424a0c56947785","sig":"a5d9290ef9659083c490b303eb7ee41356d8778ff19f2f91776c8dc4443388a64ffcf336e61af4c25c05ac3ae952d1ced889ed655b67790891222aaa15b99fdd","tags":[["p","13adc511de7e1cfcf1c6b7f6365fb5a03442d7bcacf565ea57fa7770912c023d"]]}"#;
+    let decoded = quarry_nostr::decode_event(&other, json.as_bytes()).unwrap();
+    let built = EventBuilder::text_note(&arena, "")
+        .public_key(&decoded.tags().get(0).unwrap().as_id(1).unwrap())
+        .build(&[1; 32]);
+    assert_eq!(decoded.tags().get(0), built.tags().get(0));
+}
