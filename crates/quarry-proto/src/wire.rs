@@ -246,6 +246,22 @@ pub fn write_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// A tag whose wire type is 6 or 7: the error names the type and the
+/// field.
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid_wire_type(
+    at: usize,
+    wire: u8,
+    number: impl std::fmt::Display,
+) -> DecodeError {
+    DecodeError::invalid_value(
+        at,
+        "invalid wire type",
+        format_args!("{wire} (field {number})"),
+    )
+}
+
 #[cfg(test)]
 #[allow(
     clippy::indexing_slicing,
@@ -317,20 +333,4 @@ mod tests {
         assert_eq!(zigzag_decode(u64::MAX), i64::MIN);
         assert_eq!(zigzag_decode(3), -2);
     }
-}
-
-/// A tag whose wire type is 6 or 7: the error names the type and the
-/// field.
-#[cold]
-#[inline(never)]
-pub(crate) fn invalid_wire_type(
-    at: usize,
-    wire: u8,
-    number: impl std::fmt::Display,
-) -> DecodeError {
-    DecodeError::invalid_value(
-        at,
-        "invalid wire type",
-        format_args!("{wire} (field {number})"),
-    )
 }
