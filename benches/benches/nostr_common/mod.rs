@@ -376,8 +376,9 @@ const AUX: [u8; 32] = [0; 32];
 
 /// rust-nostr: `EventBuilder` with the tags parsed from strings and
 /// `created_at` set, `finalize_unsigned`, the id, a BIP-340 signature with
-/// fixed auxiliary data (what `finalize(&keys)` does with fresh data),
-/// then `as_json`. Returns the JSON's length.
+/// fixed auxiliary data and `add_signature` (what `finalize(&keys)` does
+/// with fresh data: `add_signature` hashes the event again and verifies
+/// the signature), then `as_json`. Returns the JSON's length.
 pub fn peer_build_sign_encode(input: &BuildInput) -> usize {
     black_box(peer_build_json(input)).len()
 }

@@ -292,7 +292,8 @@ fn build_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<Stri
         md,
         "\n### Build, sign and encode one event\n\n\
          From each shape's tags (as strings) and content: **peer** rust-nostr's `EventBuilder` (`Tag::parse` \
-         per tag, `custom_created_at`, `finalize_unsigned`), the id, a BIP-340 signature, `as_json`; **quarry** \
+         per tag, `custom_created_at`, `finalize_unsigned`), the id, a BIP-340 signature, `add_signature` (which, \
+         as in rust-nostr's `finalize`, hashes the event again and verifies the signature), `as_json`; **quarry** \
          `EventBuilder::new(&arena, ..)`, `tag` per tag, `created_at`, `sign_with_aux_rand`, `encode_into`, \
          into a fresh arena and `Vec` or a reset arena and a cleared `Vec`. Both sign with the same key and \
          fixed auxiliary data, so both write the same event. Ratios quarry / peer, lower is better; each \
