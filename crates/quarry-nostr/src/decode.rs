@@ -184,6 +184,13 @@ pub(crate) fn key_error(offset: usize, what: &'static str, key: &[u8]) -> Decode
     DecodeError::invalid_value(offset, what, shown(&String::from_utf8_lossy(key)))
 }
 
+/// A kind past 65535: the error names it.
+#[cold]
+#[inline(never)]
+fn kind_error(offset: usize, kind: u64) -> DecodeError {
+    DecodeError::invalid_value(offset, "kind must be an integer in 0..=65535", kind)
+}
+
 /// An id that is not the hash of its event: the error names the hash.
 #[cold]
 #[inline(never)]
@@ -316,8 +323,10 @@ impl<'a, 's> Dec<'a, 's> {
     pub fn kind(&mut self) -> Result<u16, DecodeError> {
         let at = self.r.pos;
         let v = self.r.u64("kind must be an integer in 0..=65535")?;
-        u16::try_from(v)
-            .map_err(|_| DecodeError::invalid_value(at, "kind must be an integer in 0..=65535", v))
+        match u16::try_from(v) {
+            Ok(kind) => Ok(kind),
+            Err(_) => Err(kind_error(at, v)),
+        }
     }
 
     /// A subscription id: a non-empty string of at most 64 characters.

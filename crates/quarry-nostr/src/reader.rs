@@ -196,10 +196,17 @@ pub(crate) fn shown(s: &str) -> String {
     out
 }
 
+/// An error about the number at `start`, naming it.
+#[cold]
+#[inline(never)]
+pub(crate) fn number_error(b: &[u8], start: usize, what: &'static str) -> DecodeError {
+    DecodeError::invalid_value(start, what, number_at(b, start))
+}
+
 /// The JSON number (or what was meant as one) starting at `start`, as text,
 /// for an error naming it.
 #[cold]
-pub(crate) fn number_at(b: &[u8], start: usize) -> String {
+fn number_at(b: &[u8], start: usize) -> String {
     let rest = b.get(start..).unwrap_or_default();
     let len = rest
         .iter()
@@ -614,7 +621,7 @@ impl<'a> Reader<'a> {
         let b = self.b;
         match b.get(start) {
             Some(b'0'..=b'9') => {}
-            Some(b'-') => return Err(DecodeError::invalid_value(start, what, number_at(b, start))),
+            Some(b'-') => return Err(number_error(b, start, what)),
             _ => return Err(self.err("expected a number")),
         }
         let mut v: u64 = 0;
@@ -623,21 +630,20 @@ impl<'a> Reader<'a> {
             if !c.is_ascii_digit() {
                 break;
             }
-            v = v
+            v = match v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(u64::from(c - b'0')))
-                .ok_or_else(|| DecodeError::invalid_value(start, what, number_at(b, start)))?;
+            {
+                Some(v) => v,
+                None => return Err(number_error(b, start, what)),
+            };
             i += 1;
         }
         if b[start] == b'0' && i > start + 1 {
-            return Err(DecodeError::invalid_value(
-                start,
-                "leading zero in number",
-                number_at(b, start),
-            ));
+            return Err(number_error(b, start, "leading zero in number"));
         }
         if matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
-            return Err(DecodeError::invalid_value(start, what, number_at(b, start)));
+            return Err(number_error(b, start, what));
         }
         self.pos = i;
         Ok(v)
@@ -667,11 +673,7 @@ impl<'a> Reader<'a> {
             return Err(unexpected(b, j, "expected a digit"));
         }
         if b[i] == b'0' && n > 1 {
-            return Err(DecodeError::invalid_value(
-                i,
-                "leading zero in number",
-                number_at(b, i),
-            ));
+            return Err(number_error(b, i, "leading zero in number"));
         }
         i = j;
         if b.get(i) == Some(&b'.') {
