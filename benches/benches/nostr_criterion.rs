@@ -7,7 +7,10 @@
 //! `nostr_<req shape>`, functions `peer`, `quarry_fresh`, `quarry_reused`.
 //! Encoding, functions `peer` and `quarry`: an event (`nostr_encode_<shape>`),
 //! the relay message carrying it (`nostr_encode_relay_<shape>`) and a REQ
-//! (`nostr_encode_<req shape>`).
+//! (`nostr_encode_<req shape>`). Building, signing (BIP-340, fixed
+//! auxiliary data) and encoding an event of each shape from its tags and
+//! content (`nostr_build_<shape>`): functions `peer` (rust-nostr's
+//! `EventBuilder`, `as_json`), `quarry_fresh`, `quarry_reused`.
 
 mod nostr_common;
 
@@ -140,11 +143,28 @@ fn encode(c: &mut Criterion) {
     }
 }
 
+/// Build + sign + encode of each shape's event, rust-nostr's
+/// `EventBuilder` and quarry's, from the same tags and content.
+fn build(c: &mut Criterion) {
+    for shape in n::SHAPES {
+        let input = n::build_input(shape);
+        let mut group = c.benchmark_group(format!("nostr_build_{shape}"));
+        group.bench_function("peer", |b| b.iter(|| n::peer_build_sign_encode(&input)));
+        group.bench_function("quarry_fresh", |b| b.iter(|| n::quarry_build_fresh(&input)));
+        let (mut arena, mut out) = (Arena::new(), Vec::new());
+        n::quarry_build_reused(&mut arena, &input, &mut out);
+        group.bench_function("quarry_reused", |b| {
+            b.iter(|| n::quarry_build_reused(&mut arena, &input, &mut out))
+        });
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, decode_corpus, decode_req, encode
+    targets = decode, decode_corpus, decode_req, encode, build
 }
 criterion_main!(benches);

@@ -3,7 +3,9 @@
 //! of decoding the whole wire-shaped corpus (`corpus`, 722 messages); and
 //! of decoding one client REQ in three shapes; and of encoding to compact
 //! JSON, each from its own decoded form, one event, the relay message
-//! carrying it and one REQ.
+//! carrying it and one REQ; and of building, signing (BIP-340, fixed
+//! auxiliary data) and encoding each shape's event (`nostr_build`, left out
+//! of the gate's build).
 //! Callgrind runs SHA-256 without the CPU's SHA instructions, so compare
 //! instructions with the id check off (`quarry_noverify_*` against `peer`);
 //! the `*_verify*` benches are there for completeness.
@@ -257,6 +259,71 @@ library_benchmark_group!(
     benchmarks = quarry_encode, quarry_encode_relay, quarry_encode_req
 );
 
+fn build_input(shape: &str) -> &'static n::BuildInput {
+    let input: &'static n::BuildInput = Box::leak(Box::new(n::build_input(shape)));
+    n::peer_build_sign_encode(input);
+    n::quarry_build_fresh(input);
+    input
+}
+
+fn build_reused(shape: &str) -> (Arena, Vec<u8>, &'static n::BuildInput) {
+    let input = build_input(shape);
+    let (mut arena, mut out) = (Arena::new(), Vec::new());
+    n::quarry_build_reused(&mut arena, input, &mut out);
+    (arena, out, input)
+}
+
+// One build + sign (BIP-340, fixed auxiliary data) + encode of the shape's
+// event from its tags and content, plus drop.
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = build_input)]
+#[bench::hashtag(args = ("hashtag"), setup = build_input)]
+#[bench::reply1(args = ("reply1"), setup = build_input)]
+#[bench::reply3(args = ("reply3"), setup = build_input)]
+#[bench::thread12(args = ("thread12"), setup = build_input)]
+#[bench::heavy30(args = ("heavy30"), setup = build_input)]
+fn peer_build(input: &'static n::BuildInput) -> usize {
+    black_box(n::peer_build_sign_encode(input))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = build_input)]
+#[bench::hashtag(args = ("hashtag"), setup = build_input)]
+#[bench::reply1(args = ("reply1"), setup = build_input)]
+#[bench::reply3(args = ("reply3"), setup = build_input)]
+#[bench::thread12(args = ("thread12"), setup = build_input)]
+#[bench::heavy30(args = ("heavy30"), setup = build_input)]
+fn quarry_build_fresh(input: &'static n::BuildInput) -> usize {
+    black_box(n::quarry_build_fresh(input))
+}
+
+#[library_benchmark]
+#[bench::plain(args = ("plain"), setup = build_reused)]
+#[bench::hashtag(args = ("hashtag"), setup = build_reused)]
+#[bench::reply1(args = ("reply1"), setup = build_reused)]
+#[bench::reply3(args = ("reply3"), setup = build_reused)]
+#[bench::thread12(args = ("thread12"), setup = build_reused)]
+#[bench::heavy30(args = ("heavy30"), setup = build_reused)]
+fn quarry_build_reused(state: (Arena, Vec<u8>, &'static n::BuildInput)) -> usize {
+    let (mut arena, mut out, input) = state;
+    black_box(n::quarry_build_reused(&mut arena, input, &mut out))
+}
+
+// Not in the gate's groups: the gate's baselines do not hold them.
+#[cfg(not(feature = "gate"))]
+library_benchmark_group!(
+    name = nostr_build;
+    benchmarks = peer_build, quarry_build_fresh, quarry_build_reused
+);
+
+#[cfg(not(feature = "gate"))]
+main!(
+    library_benchmark_groups = nostr_decode,
+    nostr_req,
+    nostr_encode,
+    nostr_build
+);
+#[cfg(feature = "gate")]
 main!(
     library_benchmark_groups = nostr_decode,
     nostr_req,

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::hint::black_box;
 
-use nostr::event::{Event, EventId, Kind, Tag, UnsignedEvent};
+use nostr::event::{Event, EventId, FinalizeUnsignedEvent, Kind, Tag, UnsignedEvent};
 use nostr::filter::Filter;
 use nostr::key::{Keys, PublicKey};
 use nostr::message::{
@@ -61,11 +61,17 @@ fn hex64(seed: u8) -> String {
 /// The event of shape `name` (tags/elements as in the spec: 0/0, 1/2, 2/6,
 /// 4/10, 12/30, 30/80).
 pub fn event(name: &str) -> Event {
+    let (tags, content) = parts(name);
+    sign(tags, content)
+}
+
+/// The tags and content of shape `name`'s event.
+pub fn parts(name: &str) -> (Vec<Vec<String>>, String) {
     let relay = "wss://relay.damus.io";
     let e = |s: u8, m: &str| t(&["e", &hex64(s), relay, m, &hex64(s ^ 0x55)]);
     let p = |s: u8| t(&["p", &hex64(s)]);
     let words = |n: usize| "lorem ipsum dolor sit amet, ".repeat(n);
-    let (tags, content) = match name {
+    match name {
         "plain" => (vec![], words(2)),
         "hashtag" => (vec![t(&["t", "nostr"])], words(2)),
         "reply1" => (vec![t(&["e", &hex64(1), "", "reply"]), p(2)], words(3)),
@@ -98,8 +104,7 @@ pub fn event(name: &str) -> Event {
             }
             (v, words(8) + "\u{1F980} caf\u{e9} \"quoted\"\nsecond line")
         }
-    };
-    sign(tags, content)
+    }
 }
 
 /// `["EVENT","sub1",<event>]` as rust-nostr serializes it.
@@ -339,4 +344,87 @@ pub fn quarry_encode_req(msg: &ClientMessage<'_>) -> usize {
     let mut out = Vec::new();
     msg.encode_into(&mut out);
     black_box(out).len()
+}
+
+/// What the build benches start from: shape `name`'s tags and content,
+/// and the signing key, as rust-nostr's `Keys` and as a key pair.
+pub struct BuildInput {
+    pub tags: Vec<Vec<String>>,
+    pub content: String,
+    pub keys: Keys,
+    pub keypair: secp256k1::Keypair,
+}
+
+pub fn build_input(name: &str) -> BuildInput {
+    let (tags, content) = parts(name);
+    let keys = keys(1);
+    let keypair = secp256k1::Keypair::from_secret_key(
+        secp256k1::global::SECP256K1,
+        &secp256k1::SecretKey::from_byte_array(&keys.secret_key().to_secret_bytes()).unwrap(),
+    );
+    BuildInput {
+        tags,
+        content,
+        keys,
+        keypair,
+    }
+}
+
+/// Fixed BIP-340 auxiliary randomness on both sides, so that signatures,
+/// allocations and instruction counts repeat.
+const AUX: [u8; 32] = [0; 32];
+
+/// rust-nostr: `EventBuilder` with the tags parsed from strings and
+/// `created_at` set, `finalize_unsigned`, the id, a BIP-340 signature with
+/// fixed auxiliary data and `add_signature` (what `finalize(&keys)` does
+/// with fresh data: `add_signature` hashes the event again and verifies
+/// the signature), then `as_json`. Returns the JSON's length.
+pub fn peer_build_sign_encode(input: &BuildInput) -> usize {
+    black_box(peer_build_json(input)).len()
+}
+
+/// The JSON [`peer_build_sign_encode`] writes.
+pub fn peer_build_json(input: &BuildInput) -> String {
+    let tags = input
+        .tags
+        .iter()
+        .map(|t| Tag::parse(t.iter().cloned()).unwrap());
+    let unsigned = nostr::event::EventBuilder::new(Kind::TextNote, input.content.as_str())
+        .tags(tags)
+        .custom_created_at(Timestamp::from_secs(1_700_000_000))
+        .finalize_unsigned(input.keys.public_key());
+    let id = unsigned.compute_id();
+    let secp: &secp256k1::Secp256k1<secp256k1::All> = secp256k1::global::SECP256K1;
+    let sig = input
+        .keys
+        .sign_schnorr_with_aux_rand(secp, id.as_bytes(), &AUX);
+    unsigned.add_signature(sig).unwrap().as_json()
+}
+
+/// quarry: `EventBuilder` into `arena` with the same tags and content,
+/// `sign_with_aux_rand` with the same auxiliary data, then `encode_into`
+/// `out`. Returns the JSON's length.
+pub fn quarry_build_sign_encode(arena: &Arena, input: &BuildInput, out: &mut Vec<u8>) -> usize {
+    let mut b =
+        quarry_nostr::EventBuilder::new(arena, quarry_nostr::Kind::TEXT_NOTE, &input.content)
+            .created_at(1_700_000_000);
+    for t in &input.tags {
+        b = b.tag(t.iter().map(String::as_str));
+    }
+    b.sign_with_aux_rand(&input.keypair, &AUX).encode_into(out);
+    black_box(out.len())
+}
+
+/// [`quarry_build_sign_encode`] into a fresh arena and a fresh buffer.
+pub fn quarry_build_fresh(input: &BuildInput) -> usize {
+    let arena = Arena::new();
+    let mut out = Vec::new();
+    quarry_build_sign_encode(&arena, input, &mut out)
+}
+
+/// [`quarry_build_sign_encode`] into a reset arena and a cleared buffer.
+pub fn quarry_build_reused(arena: &mut Arena, input: &BuildInput, out: &mut Vec<u8>) -> usize {
+    arena.reset();
+    out.clear();
+    quarry_build_sign_encode(arena, input, out)
 }

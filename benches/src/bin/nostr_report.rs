@@ -231,6 +231,7 @@ fn run() -> Result<(), String> {
     req_table(&mut md, &target_dir, &ir);
     encode_table(&mut md, &target_dir, &ir);
     message_encode_table(&mut md, &target_dir, &ir);
+    build_table(&mut md, &target_dir, &ir);
 
     let (json, peer_held, quarry_held) = memory_held();
     let per = |b: usize| b as f64 / 10_000.0;
@@ -304,6 +305,58 @@ fn req_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String
             md,
             "| {shape} | {} | {} / {} | {} / {} | {} | {} / {} | {} | {} / {} | {peer_allocs} / {reused_allocs} / {fresh_allocs} |",
             bytes.len(),
+            ratio(tr, tp),
+            ratio(tf, tp),
+            ratio(ir_, ip),
+            ratio(if_, ip),
+            fmt(tp),
+            fmt(tr),
+            fmt(tf),
+            fmt(ip),
+            fmt(ir_),
+            fmt(if_),
+        );
+    }
+}
+
+/// Build + sign + encode of each shape's event from its tags and content:
+/// rust-nostr's `EventBuilder` and `as_json` against quarry's
+/// `EventBuilder` and `encode_into`.
+fn build_table(md: &mut String, target_dir: &std::path::Path, ir: &BTreeMap<String, u64>) {
+    let _ = writeln!(
+        md,
+        "\n### Build, sign and encode one event\n\n\
+         From each shape's tags (as strings) and content: **peer** rust-nostr's `EventBuilder` (`Tag::parse` \
+         per tag, `custom_created_at`, `finalize_unsigned`), the id, a BIP-340 signature, `add_signature` (which, \
+         as in rust-nostr's `finalize`, hashes the event again and verifies the signature), `as_json`; **quarry** \
+         `EventBuilder::new(&arena, ..)`, `tag` per tag, `created_at`, `sign_with_aux_rand`, `encode_into`, \
+         into a fresh arena and `Vec` or a reset arena and a cleared `Vec`. Both sign with the same key and \
+         fixed auxiliary data, so both write the same event. Ratios quarry / peer, lower is better; each \
+         cell reused / fresh.\n\n\
+         | shape | time ratio | Ir ratio | peer ns | quarry ns (reused / fresh) | peer Ir | quarry Ir (reused / fresh) | allocations peer / quarry (reused / fresh) |\n\
+         |---|---|---|---:|---|---:|---|---|"
+    );
+    for shape in n::SHAPES {
+        let input = n::build_input(shape);
+        let group = format!("nostr_build_{shape}");
+        let t = |f: &str| outputs::criterion_median_ns(target_dir, &group, f).ok();
+        let i = |f: &str| ir.get(&format!("{f}/{shape}")).map(|&v| v as f64);
+        n::peer_build_sign_encode(&input);
+        n::quarry_build_fresh(&input);
+        let peer_allocs = allocations_of(|| n::peer_build_sign_encode(&input));
+        let fresh_allocs = allocations_of(|| n::quarry_build_fresh(&input));
+        let (mut arena, mut out) = (Arena::new(), Vec::new());
+        n::quarry_build_reused(&mut arena, &input, &mut out);
+        let reused_allocs = allocations_of(|| n::quarry_build_reused(&mut arena, &input, &mut out));
+        let (tp, tr, tf) = (t("peer"), t("quarry_reused"), t("quarry_fresh"));
+        let (ip, ir_, if_) = (
+            i("peer_build"),
+            i("quarry_build_reused"),
+            i("quarry_build_fresh"),
+        );
+        let _ = writeln!(
+            md,
+            "| {shape} | {} / {} | {} / {} | {} | {} / {} | {} | {} / {} | {peer_allocs} / {reused_allocs} / {fresh_allocs} |",
             ratio(tr, tp),
             ratio(tf, tp),
             ratio(ir_, ip),
@@ -442,6 +495,23 @@ mod tests {
 
     /// The message encode benches compare like with like only if both sides
     /// write the same JSON, and that JSON is the sample both decoded.
+    /// The build benches compare like with like only if both sides build,
+    /// sign and write the same event.
+    #[test]
+    fn both_builders_write_the_same_signed_event() {
+        for shape in n::SHAPES {
+            let input = n::build_input(shape);
+            let arena = quarry_core::Arena::new();
+            let mut ours = Vec::new();
+            n::quarry_build_sign_encode(&arena, &input, &mut ours);
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                n::peer_build_json(&input),
+                "{shape}"
+            );
+        }
+    }
+
     #[test]
     fn both_encoders_write_each_message_as_it_was_read() {
         for shape in n::SHAPES {

@@ -190,7 +190,10 @@ mod tests {
         let Failure::Invalid(text) = Failure::decode(&err, None) else {
             panic!()
         };
-        assert_eq!(text, "length past the end of the message at byte 1");
+        assert_eq!(
+            text,
+            "length past the end of the message: 5 bytes, 1 left at byte 1"
+        );
         assert!(matches!(
             load(&path, None, "t.Nope"),
             Err(Failure::Invalid(_))

@@ -79,7 +79,7 @@ fn json_lines_with_errors_in_between() {
     // at byte 21.
     assert_eq!(
         stderr,
-        vec!["error: line 5: kind must be an integer in 0..=65535 at byte 21".to_string()]
+        vec!["error: line 5: kind must be an integer in 0..=65535: 70000 at byte 21".to_string()]
     );
 }
 
@@ -170,7 +170,7 @@ fn repeat_prints_nothing_and_still_reports_bad_lines() {
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(
             lines(&out.stderr),
-            vec!["error: line 2: unknown relay message verb at byte 1".to_string()]
+            vec![r#"error: line 2: unknown relay message verb: "NOPE" at byte 1"#.to_string()]
         );
     }
     let out = quarry(&["nostr", "decode", "--reuse-arena", "-"], &input);

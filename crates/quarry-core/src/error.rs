@@ -90,6 +90,18 @@ pub enum DecodeError {
         /// The limit in force.
         limit: usize,
     },
+    /// A value that is well-formed but not allowed where it stands (a
+    /// field number 0, a kind above 65535, a member given twice, an unknown
+    /// verb): the value itself is in the error. Boxed, so that the error
+    /// stays as small as the others and only a failing decode builds it.
+    ///
+    /// ```
+    /// let e = quarry_core::DecodeError::invalid_value(4, "unknown verb", "\"HELLO\"");
+    /// assert_eq!(e.offset(), 4);
+    /// assert_eq!(e.to_string(), r#"unknown verb: "HELLO" at byte 4"#);
+    /// ```
+    #[error("{0}")]
+    InvalidValue(Box<InvalidValue>),
     /// A compressed payload is corrupt.
     #[error("corrupt compressed data ({what}) at compressed byte {offset}")]
     Inflate {
@@ -100,7 +112,33 @@ pub enum DecodeError {
     },
 }
 
+/// What [`DecodeError::InvalidValue`] reports: where, what was wrong, and
+/// the offending value as text (a number in decimal, a string as JSON
+/// writes it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}: {value} at byte {offset}")]
+pub struct InvalidValue {
+    /// Position of the value.
+    pub offset: usize,
+    /// What is wrong with it: a short, static description.
+    pub what: &'static str,
+    /// The value, as text.
+    pub value: String,
+}
+
 impl DecodeError {
+    /// A [`DecodeError::InvalidValue`] at `offset`: `what` was wrong,
+    /// `value` is what stood there. Cold: only a failing decode calls it.
+    #[cold]
+    #[inline(never)]
+    pub fn invalid_value(offset: usize, what: &'static str, value: impl std::fmt::Display) -> Self {
+        Self::InvalidValue(Box::new(InvalidValue {
+            offset,
+            what,
+            value: value.to_string(),
+        }))
+    }
+
     /// The byte offset the error points at.
     ///
     /// ```
@@ -119,6 +157,7 @@ impl DecodeError {
             | Self::ArenaLimit { offset, .. }
             | Self::InflatedLimit { offset, .. }
             | Self::Inflate { offset, .. } => offset,
+            Self::InvalidValue(ref v) => v.offset,
         }
     }
 
@@ -142,6 +181,7 @@ impl DecodeError {
             | Self::ArenaLimit { offset, .. }
             | Self::InflatedLimit { offset, .. }
             | Self::Inflate { offset, .. } => *offset = offset.saturating_add(by),
+            Self::InvalidValue(v) => v.offset = v.offset.saturating_add(by),
         }
         self
     }
@@ -161,5 +201,25 @@ impl DecodeError {
                 | Self::ArenaLimit { .. }
                 | Self::InflatedLimit { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DecodeError;
+
+    /// Every decoder returns `Result<_, DecodeError>` on its hot path: the
+    /// boxed variant keeps the error at four words.
+    #[test]
+    fn the_error_stays_four_words() {
+        assert_eq!(size_of::<DecodeError>(), 4 * size_of::<usize>());
+    }
+
+    #[test]
+    fn an_invalid_value_moves_with_its_offset() {
+        let e = DecodeError::invalid_value(3, "field number", 0).shifted(2);
+        assert_eq!(e.offset(), 5);
+        assert_eq!(e.to_string(), "field number: 0 at byte 5");
+        assert!(!e.is_limit());
     }
 }

@@ -16,7 +16,7 @@ use crate::canonical::{self, CanonParts};
 use crate::event::{Event, EventRec, IdState, TagSpan, Tags, TagsRepr, letter_bit};
 use crate::hex;
 use crate::options::{Decoder, IdCheck};
-use crate::reader::{Reader, find_special};
+use crate::reader::{Reader, find_special, shown};
 
 /// Upper bound on arena bytes one decode of any input writes per input
 /// byte, and the constant on top ([`ARENA_BYTES_CONST`]): see
@@ -177,6 +177,32 @@ fn missing(seen: u8) -> &'static str {
     }
 }
 
+/// An error about a member (given twice, or not allowed): it names the key.
+#[cold]
+#[inline(never)]
+pub(crate) fn key_error(offset: usize, what: &'static str, key: &[u8]) -> DecodeError {
+    DecodeError::invalid_value(offset, what, shown(&String::from_utf8_lossy(key)))
+}
+
+/// A kind past 65535: the error names it.
+#[cold]
+#[inline(never)]
+fn kind_error(offset: usize, kind: u64) -> DecodeError {
+    DecodeError::invalid_value(offset, "kind must be an integer in 0..=65535", kind)
+}
+
+/// An id that is not the hash of its event: the error names the hash.
+#[cold]
+#[inline(never)]
+fn id_mismatch(offset: usize, hash: &[u8; 32]) -> DecodeError {
+    let hex: [u8; 64] = hex::encode(hash);
+    DecodeError::invalid_value(
+        offset,
+        "event id does not match its content",
+        format_args!("the content hashes to {}", String::from_utf8_lossy(&hex)),
+    )
+}
+
 /// Decode state shared by the event and message decoders.
 pub(crate) struct Dec<'a, 's> {
     pub r: Reader<'a>,
@@ -289,7 +315,7 @@ impl<'a, 's> Dec<'a, 's> {
     fn hex_slow<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], DecodeError> {
         let at = self.r.pos;
         let s = self.r.string(self.alloc)?;
-        hex::decode::<N>(s.as_bytes()).ok_or(DecodeError::Malformed { offset: at, what })
+        hex::decode::<N>(s.as_bytes()).ok_or_else(|| DecodeError::invalid_value(at, what, shown(s)))
     }
 
     /// A u16 number (kinds).
@@ -297,10 +323,10 @@ impl<'a, 's> Dec<'a, 's> {
     pub fn kind(&mut self) -> Result<u16, DecodeError> {
         let at = self.r.pos;
         let v = self.r.u64("kind must be an integer in 0..=65535")?;
-        u16::try_from(v).map_err(|_| DecodeError::Malformed {
-            offset: at,
-            what: "kind must be an integer in 0..=65535",
-        })
+        match u16::try_from(v) {
+            Ok(kind) => Ok(kind),
+            Err(_) => Err(kind_error(at, v)),
+        }
     }
 
     /// A subscription id: a non-empty string of at most 64 characters.
@@ -309,10 +335,11 @@ impl<'a, 's> Dec<'a, 's> {
         let at = self.r.pos;
         let s = self.r.string(self.alloc)?;
         if s.is_empty() || (s.len() > 64 && s.chars().count() > 64) {
-            return Err(DecodeError::Malformed {
-                offset: at,
-                what: "subscription id must have 1 to 64 characters",
-            });
+            return Err(DecodeError::invalid_value(
+                at,
+                "subscription id must have 1 to 64 characters",
+                shown(s),
+            ));
         }
         Ok(s)
     }
@@ -375,10 +402,7 @@ impl<'a, 's> Dec<'a, 's> {
                     _ => 0,
                 };
                 if seen & bit != 0 {
-                    return Err(DecodeError::Malformed {
-                        offset: key_at,
-                        what: "duplicate member in event",
-                    });
+                    return Err(key_error(key_at, "duplicate member in event", key));
                 }
                 seen |= bit;
                 match bit {
@@ -429,13 +453,11 @@ impl<'a, 's> Dec<'a, 's> {
                     content,
                     content_raw,
                 };
-                if canonical::hash(&parts, self.cfg.control_chars) == id {
+                let hash = canonical::hash(&parts, self.cfg.control_chars);
+                if hash == id {
                     IdState::Valid
                 } else if self.cfg.id_check == IdCheck::Require {
-                    return Err(DecodeError::Malformed {
-                        offset: start,
-                        what: "event id does not match its content",
-                    });
+                    return Err(id_mismatch(start, &hash));
                 } else {
                     IdState::Invalid
                 }
@@ -630,7 +652,7 @@ impl Decoder {
 /// let event = quarry_nostr::decode_event(&arena, quarry_nostr::SAMPLE_EVENT.as_bytes())?;
 /// assert_eq!(event.kind(), 1);
 /// let err = quarry_nostr::decode_event(&arena, br#"{"kind":70000}"#).unwrap_err();
-/// assert_eq!(err.to_string(), "kind must be an integer in 0..=65535 at byte 8");
+/// assert_eq!(err.to_string(), "kind must be an integer in 0..=65535: 70000 at byte 8");
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 pub fn decode_event<'a>(arena: &'a Arena, input: &'a [u8]) -> Result<Event<'a>, DecodeError> {

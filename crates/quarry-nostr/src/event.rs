@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::hex;
+use crate::kind::Kind;
 
 /// The elements of tag `i` are `elems[start..start + len]`.
 #[derive(Clone, Copy, Debug)]
@@ -184,27 +185,25 @@ impl<'a> Event<'a> {
         hex::encode(&self.rec.sig)
     }
 
-    /// NIP-01 regular kind (`1000..10000`, `4..45`, 1, 2).
+    /// NIP-01 regular kind ([`Kind::is_regular`]).
     pub fn is_regular(self) -> bool {
-        let k = self.kind();
-        (1000..10000).contains(&k) || (4..45).contains(&k) || k == 1 || k == 2
+        Kind(self.kind()).is_regular()
     }
 
-    /// NIP-01 replaceable kind (`10000..20000`, 0, 3).
+    /// NIP-01 replaceable kind ([`Kind::is_replaceable`]).
     pub fn is_replaceable(self) -> bool {
-        let k = self.kind();
-        (10000..20000).contains(&k) || k == 0 || k == 3
+        Kind(self.kind()).is_replaceable()
     }
 
-    /// NIP-01 ephemeral kind (`20000..30000`).
+    /// NIP-01 ephemeral kind ([`Kind::is_ephemeral`]).
     pub fn is_ephemeral(self) -> bool {
-        (20000..30000).contains(&self.kind())
+        Kind(self.kind()).is_ephemeral()
     }
 
-    /// NIP-01 addressable kind (`30000..40000`), keyed by kind, pubkey and
-    /// the `d` tag.
+    /// NIP-01 addressable kind ([`Kind::is_addressable`]), keyed by kind,
+    /// pubkey and the `d` tag.
     pub fn is_addressable(self) -> bool {
-        (30000..40000).contains(&self.kind())
+        Kind(self.kind()).is_addressable()
     }
 }
 

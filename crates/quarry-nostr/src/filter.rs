@@ -15,7 +15,7 @@ use quarry_core::bumpalo::collections::Vec as ArenaVec;
 use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::canonical::{Sink, put_string, put_u64};
-use crate::decode::Dec;
+use crate::decode::{Dec, key_error};
 use crate::event::Event;
 use crate::hex;
 use crate::options::ControlChars;
@@ -522,12 +522,9 @@ impl<'a> Dec<'a, '_> {
                 b"search" => SEARCH,
                 _ => 0,
             };
-            let dup = DecodeError::Malformed {
-                offset: key_at,
-                what: "duplicate member in filter",
-            };
+            let dup = || key_error(key_at, "duplicate member in filter", key);
             if seen & bit != 0 {
-                return Err(dup);
+                return Err(dup());
             }
             seen |= bit;
             match (bit, key) {
@@ -572,7 +569,7 @@ impl<'a> Dec<'a, '_> {
                         1u64 << (26 + letter - b'A')
                     };
                     if letters & lb != 0 {
-                        return Err(dup);
+                        return Err(dup());
                     }
                     letters |= lb;
                     let start = b.values.len();
@@ -599,10 +596,11 @@ impl<'a> Dec<'a, '_> {
                 // NIP-01 does not allow. Skipping it would widen the
                 // subscription; rust-nostr rejects it too.
                 (_, [b'#', rest @ ..]) if is_one_char(rest) => {
-                    return Err(DecodeError::Malformed {
-                        offset: key_at,
-                        what: "a tag condition's key must be '#' and one letter a-z or A-Z",
-                    });
+                    return Err(key_error(
+                        key_at,
+                        "a tag condition's key must be '#' and one letter a-z or A-Z",
+                        key,
+                    ));
                 }
                 _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
             }
@@ -658,4 +656,376 @@ fn contains_ignoring_ascii_case(text: &str, query: &str) -> bool {
             .as_bytes()
             .windows(query.len())
             .any(|window| window.eq_ignore_ascii_case(query))
+}
+
+impl<'a> Filter<'a> {
+    /// True when the filter has no condition at all (`{}`; rust-nostr's
+    /// `Filter::is_empty`): it matches every event.
+    pub fn is_empty(self) -> bool {
+        self.ids().is_none()
+            && self.authors().is_none()
+            && self.kinds().is_none()
+            && self.since().is_none()
+            && self.until().is_none()
+            && self.limit().is_none()
+            && self.search().is_none()
+            && self.tag_lists().next().is_none()
+    }
+
+    /// The filter alone as a compact JSON object, its lists as they came
+    /// (see [`FilterLists`]).
+    ///
+    /// ```
+    /// let arena = quarry_core::Arena::new();
+    /// let f = quarry_nostr::decode_filter(&arena, br##"{ "kinds": [1], "#t": ["nostr"] }"##)?;
+    /// assert_eq!(f.encode(), br##"{"kinds":[1],"#t":["nostr"]}"##);
+    /// # Ok::<(), quarry_core::DecodeError>(())
+    /// ```
+    pub fn encode(self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_into_as(&mut out, FilterLists::AsReceived);
+        out
+    }
+
+    /// Append the filter alone to `out`, its lists as `lists` says:
+    /// [`FilterLists::Sets`] writes what rust-nostr's `Filter::as_json`
+    /// writes, byte for byte.
+    pub fn encode_into_as(self, out: &mut Vec<u8>, lists: FilterLists) {
+        self.put_json(out, lists);
+    }
+}
+
+/// Builds one filter into an arena, as rust-nostr's `Filter::new()` and its
+/// chained calls do: each list is a set (a value given twice is kept
+/// once, in the order first given), calls on the same list add to it, and
+/// a list given empty is present and empty (which matches no event;
+/// docs/nostr.md). [`build`](Self::build) gives the [`Filter`] view a
+/// decode gives, so matching and encoding apply.
+///
+/// ```
+/// use quarry_nostr::{FilterBuilder, FilterLists, Kind};
+///
+/// let arena = quarry_core::Arena::new();
+/// let f = FilterBuilder::new(&arena)
+///     .kind(Kind::TEXT_NOTE)
+///     .hashtags(["rust", "nostr"])
+///     .since(1_700_000_000)
+///     .limit(20)
+///     .build();
+/// let mut json = Vec::new();
+/// f.encode_into_as(&mut json, FilterLists::Sets);
+/// assert_eq!(json, br##"{"kinds":[1],"since":1700000000,"limit":20,"#t":["nostr","rust"]}"##);
+/// ```
+pub struct FilterBuilder<'a> {
+    bump: &'a quarry_core::bumpalo::Bump,
+    ids: Option<ArenaVec<'a, [u8; 32]>>,
+    authors: Option<ArenaVec<'a, [u8; 32]>>,
+    kinds: Option<ArenaVec<'a, u16>>,
+    /// Every tag value, with its letter, in the order given.
+    values: ArenaVec<'a, (u8, &'a str)>,
+    /// The letters with a list (even an empty one), in the order first
+    /// given.
+    letters: ArenaVec<'a, u8>,
+    since: Option<u64>,
+    until: Option<u64>,
+    limit: Option<u64>,
+    search: Option<&'a str>,
+}
+
+fn add_once<'a, T: PartialEq>(
+    bump: &'a quarry_core::bumpalo::Bump,
+    list: &mut Option<ArenaVec<'a, T>>,
+    items: impl IntoIterator<Item = T>,
+) {
+    let list = list.get_or_insert_with(|| ArenaVec::new_in(bump));
+    for x in items {
+        if !list.contains(&x) {
+            list.push(x);
+        }
+    }
+}
+
+impl<'a> FilterBuilder<'a> {
+    /// A filter with no condition, built in `arena`.
+    pub fn new(arena: &'a quarry_core::Arena) -> Self {
+        let bump = arena.bump();
+        Self {
+            bump,
+            ids: None,
+            authors: None,
+            kinds: None,
+            values: ArenaVec::new_in(bump),
+            letters: ArenaVec::new_in(bump),
+            since: None,
+            until: None,
+            limit: None,
+            search: None,
+        }
+    }
+
+    /// Add an event id to `ids`.
+    pub fn id(self, id: &[u8; 32]) -> Self {
+        self.ids([id])
+    }
+
+    /// Add event ids to `ids` (present, even when `ids` is empty).
+    pub fn ids<'k>(mut self, ids: impl IntoIterator<Item = &'k [u8; 32]>) -> Self {
+        add_once(self.bump, &mut self.ids, ids.into_iter().copied());
+        self
+    }
+
+    /// Add a public key to `authors`.
+    pub fn author(self, pubkey: &[u8; 32]) -> Self {
+        self.authors([pubkey])
+    }
+
+    /// Add public keys to `authors` (present, even when empty).
+    pub fn authors<'k>(mut self, pubkeys: impl IntoIterator<Item = &'k [u8; 32]>) -> Self {
+        add_once(self.bump, &mut self.authors, pubkeys.into_iter().copied());
+        self
+    }
+
+    /// Add a kind to `kinds`.
+    pub fn kind(self, kind: impl Into<crate::Kind>) -> Self {
+        self.kinds([kind.into()])
+    }
+
+    /// Add kinds to `kinds` (present, even when empty).
+    pub fn kinds<K: Into<crate::Kind>>(mut self, kinds: impl IntoIterator<Item = K>) -> Self {
+        let kinds = kinds.into_iter().map(|k| k.into().as_u16());
+        add_once(self.bump, &mut self.kinds, kinds);
+        self
+    }
+
+    /// Add `value` to the `#letter` list. A `letter` that is not an ASCII
+    /// letter adds nothing: NIP-01 indexes single-letter tags only.
+    pub fn custom_tag(self, letter: u8, value: &str) -> Self {
+        self.custom_tags(letter, [value])
+    }
+
+    /// Add `values` to the `#letter` list (present, even when empty).
+    pub fn custom_tags<'s>(
+        mut self,
+        letter: u8,
+        values: impl IntoIterator<Item = &'s str>,
+    ) -> Self {
+        if !letter.is_ascii_alphabetic() {
+            return self;
+        }
+        if !self.letters.contains(&letter) {
+            self.letters.push(letter);
+        }
+        for v in values {
+            if !self.values.iter().any(|&(l, x)| l == letter && x == v) {
+                let v: &'a str = self.bump.alloc_str(v);
+                self.values.push((letter, v));
+            }
+        }
+        self
+    }
+
+    /// Add an event id to `#e`.
+    pub fn event(self, id: &[u8; 32]) -> Self {
+        self.events([id])
+    }
+
+    /// Add event ids to `#e`.
+    pub fn events<'k>(self, ids: impl IntoIterator<Item = &'k [u8; 32]>) -> Self {
+        self.hex_tags(b'e', ids)
+    }
+
+    /// Add a public key to `#p`.
+    pub fn pubkey(self, pubkey: &[u8; 32]) -> Self {
+        self.pubkeys([pubkey])
+    }
+
+    /// Add public keys to `#p`.
+    pub fn pubkeys<'k>(self, pubkeys: impl IntoIterator<Item = &'k [u8; 32]>) -> Self {
+        self.hex_tags(b'p', pubkeys)
+    }
+
+    fn hex_tags<'k>(mut self, letter: u8, keys: impl IntoIterator<Item = &'k [u8; 32]>) -> Self {
+        self = self.custom_tags(letter, []);
+        for k in keys {
+            let h: [u8; 64] = hex::encode(k);
+            self = self.custom_tag(letter, std::str::from_utf8(&h).unwrap_or_default());
+        }
+        self
+    }
+
+    /// Add a hashtag to `#t`, as given (a filter's hashtag is not
+    /// lower-cased, in rust-nostr either; a built event's tag is).
+    pub fn hashtag(self, hashtag: &str) -> Self {
+        self.custom_tag(b't', hashtag)
+    }
+
+    /// Add hashtags to `#t`, as given.
+    pub fn hashtags<'s>(self, hashtags: impl IntoIterator<Item = &'s str>) -> Self {
+        self.custom_tags(b't', hashtags)
+    }
+
+    /// Add a tag's indexed value (element 1) to `#<its name>` when its name
+    /// is one ASCII letter and it has a value; otherwise nothing
+    /// (rust-nostr's `Filter::tag`).
+    pub fn tag(self, tag: crate::Tag<'_>) -> Self {
+        match (tag.name().as_bytes(), tag.value()) {
+            (&[letter], Some(value)) => self.custom_tag(letter, value),
+            _ => self,
+        }
+    }
+
+    /// Add an identifier to `#d`.
+    pub fn identifier(self, identifier: &str) -> Self {
+        self.custom_tag(b'd', identifier)
+    }
+
+    /// Add identifiers to `#d`.
+    pub fn identifiers<'s>(self, identifiers: impl IntoIterator<Item = &'s str>) -> Self {
+        self.custom_tags(b'd', identifiers)
+    }
+
+    /// Add a reference (a URL, say) to `#r`.
+    pub fn reference(self, reference: &str) -> Self {
+        self.custom_tag(b'r', reference)
+    }
+
+    /// `since` (inclusive).
+    pub fn since(mut self, secs: u64) -> Self {
+        self.since = Some(secs);
+        self
+    }
+
+    /// `until` (inclusive).
+    pub fn until(mut self, secs: u64) -> Self {
+        self.until = Some(secs);
+        self
+    }
+
+    /// `limit`.
+    pub fn limit(mut self, limit: u64) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// `search` (NIP-50).
+    pub fn search(mut self, query: &str) -> Self {
+        self.search = Some(self.bump.alloc_str(query));
+        self
+    }
+
+    /// The filter, in the arena.
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "table lengths are counts of values the caller gave, far below u32::MAX"
+    )]
+    pub fn build(self) -> Filter<'a> {
+        let bump = self.bump;
+        let mut keys = ArenaVec::new_in(bump);
+        let range = |keys: &mut ArenaVec<'a, [u8; 32]>, list: Option<ArenaVec<'a, [u8; 32]>>| {
+            list.map(|l| {
+                let start = keys.len();
+                keys.extend_from_slice(&l);
+                Range32 {
+                    start: start as u32,
+                    len: l.len() as u32,
+                }
+            })
+        };
+        let ids = range(&mut keys, self.ids);
+        let authors = range(&mut keys, self.authors);
+        let (kinds, kinds_range) = match self.kinds {
+            Some(k) => {
+                let len = k.len() as u32;
+                (k.into_bump_slice(), Some(Range32 { start: 0, len }))
+            }
+            None => (&[][..], None),
+        };
+        let mut values = ArenaVec::with_capacity_in(self.values.len(), bump);
+        let mut tag_lists = ArenaVec::with_capacity_in(self.letters.len(), bump);
+        for &letter in &self.letters {
+            let start = values.len();
+            values.extend(
+                self.values
+                    .iter()
+                    .filter(|&&(l, _)| l == letter)
+                    .map(|&(_, v)| v),
+            );
+            tag_lists.push(TagListRec {
+                letter,
+                values: Range32 {
+                    start: start as u32,
+                    len: (values.len() - start) as u32,
+                },
+            });
+        }
+        let ntags = tag_lists.len() as u32;
+        let pools = bump.alloc(FilterPools {
+            keys: keys.into_bump_slice(),
+            kinds,
+            values: values.into_bump_slice(),
+            tag_lists: tag_lists.into_bump_slice(),
+        });
+        let rec = bump.alloc(FilterRec {
+            ids,
+            authors,
+            kinds: kinds_range,
+            tags: Range32 {
+                start: 0,
+                len: ntags,
+            },
+            since: self.since,
+            until: self.until,
+            limit: self.limit,
+            search: self.search,
+        });
+        Filter { rec, pools }
+    }
+}
+
+impl crate::options::Decoder {
+    /// Decode one filter object alone (rust-nostr's `Filter::from_json`),
+    /// as a REQ's filter is read: the same members, checks and limits, its
+    /// object counted at depth 1.
+    ///
+    /// ```
+    /// let arena = quarry_core::Arena::new();
+    /// let f = quarry_nostr::Decoder::new().decode_filter(&arena, br#"{"kinds":[0,3],"limit":1}"#)?;
+    /// assert_eq!(f.kinds(), Some(&[0u16, 3][..]));
+    /// # Ok::<(), quarry_core::DecodeError>(())
+    /// ```
+    pub fn decode_filter<'a>(
+        &self,
+        arena: &'a quarry_core::Arena,
+        input: &'a [u8],
+    ) -> Result<Filter<'a>, DecodeError> {
+        // The filter reader counts a filter's object at depth 2, where it
+        // stands in a REQ; one more level allowed keeps the bare filter's
+        // count at 1.
+        let mut cfg = *self;
+        cfg.options.max_depth = cfg.options.max_depth.saturating_add(1);
+        let alloc = BoundedAlloc::new(arena, &self.options);
+        let mut d = Dec::new(arena, &alloc, &cfg, input)?;
+        let filters = d.one_filter()?;
+        d.finish()?;
+        filters.get(0).ok_or(DecodeError::UnexpectedEof {
+            offset: input.len(),
+        })
+    }
+}
+
+/// Decode one filter object alone with the default
+/// [`Decoder`](crate::Decoder) (rust-nostr's `Filter::from_json`).
+///
+/// ```
+/// let arena = quarry_core::Arena::new();
+/// let f = quarry_nostr::decode_filter(&arena, br##"{"#e":["a"],"search":"x"}"##)?;
+/// assert_eq!(f.tag_values(b'e'), Some(&["a"][..]));
+/// assert_eq!(f.search(), Some("x"));
+/// # Ok::<(), quarry_core::DecodeError>(())
+/// ```
+pub fn decode_filter<'a>(
+    arena: &'a quarry_core::Arena,
+    input: &'a [u8],
+) -> Result<Filter<'a>, DecodeError> {
+    crate::options::Decoder::new().decode_filter(arena, input)
 }

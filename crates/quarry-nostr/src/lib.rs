@@ -31,6 +31,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod builder;
 mod canonical;
 mod compact;
 mod decode;
@@ -38,7 +39,9 @@ mod encode;
 mod event;
 mod filter;
 mod hex;
+mod kind;
 mod message;
+mod nips;
 mod options;
 mod owned_message;
 mod reader;
@@ -48,6 +51,7 @@ mod convert;
 #[cfg(feature = "sig")]
 mod sig;
 
+pub use builder::{BUILDER_RESERVE, EventBuilder};
 pub use decode::{
     ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, ESTIMATE_FILTER_BYTES_CONST,
     ESTIMATE_FILTER_BYTES_PER_INPUT_BYTE, EVENT_ARENA_BYTES_CONST,
@@ -56,14 +60,20 @@ pub use decode::{
 };
 pub use encode::{EventExtra, write_json_string};
 pub use event::{Event, Tag, TagIter, Tags, TagsIter};
-pub use filter::{Filter, FilterLists, Filters};
+pub use filter::{Filter, FilterBuilder, FilterLists, Filters, decode_filter};
+pub use kind::Kind;
 pub use message::{
     ClientMessage, Message, RelayMessage, decode_client_message, decode_message,
     decode_relay_message,
 };
+pub use nips::{Coordinate, MachineReadablePrefix, leading_zero_bits};
 pub use options::{ControlChars, Decoder, IdCheck};
 pub use owned_message::{MessageRoot, OwnedMessage};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};
+/// The libsecp256k1 bindings signing and verification use (feature
+/// `sig`): key pairs for [`EventBuilder::sign`] come from here.
+#[cfg(feature = "sig")]
+pub use secp256k1;
 
 /// A signed kind-1 event with two tags, as a relay would send it: its id
 /// and signature are valid. The crate's examples decode it; use it as a

@@ -11,10 +11,11 @@
 
 use quarry_core::{Arena, BoundedAlloc, DecodeError};
 
-use crate::decode::Dec;
+use crate::decode::{Dec, key_error};
 use crate::event::Event;
 use crate::filter::Filters;
 use crate::options::Decoder;
+use crate::reader::shown;
 
 /// A message from a relay to a client.
 ///
@@ -381,10 +382,11 @@ impl<'a> Dec<'a, '_> {
                 RelayMessage::NegErr { sub_id, reason }
             }
             _ => {
-                return Err(DecodeError::Malformed {
-                    offset: verb_at,
-                    what: "unknown relay message verb",
-                });
+                return Err(DecodeError::invalid_value(
+                    verb_at,
+                    "unknown relay message verb",
+                    shown(verb),
+                ));
             }
         };
         self.rest_of_array()?;
@@ -416,16 +418,13 @@ impl<'a> Dec<'a, '_> {
                 let key = self.key()?;
                 self.r.expect(b':', "expected ':'")?;
                 self.r.ws();
-                let dup = DecodeError::Malformed {
-                    offset: key_at,
-                    what: "duplicate member in COUNT result",
-                };
+                let dup = || key_error(key_at, "duplicate member in COUNT result", key);
                 match key {
-                    b"count" if count.is_some() => return Err(dup),
+                    b"count" if count.is_some() => return Err(dup()),
                     b"count" => count = Some(self.r.u64("count must be an integer")?),
-                    b"approximate" if approximate.is_some() => return Err(dup),
+                    b"approximate" if approximate.is_some() => return Err(dup()),
                     b"approximate" => approximate = Some(self.r.bool()?),
-                    b"hll" if hll.is_some() => return Err(dup),
+                    b"hll" if hll.is_some() => return Err(dup()),
                     b"hll" => hll = Some(self.r.string(self.alloc)?),
                     _ => self.r.skip_value(3, self.cfg.options.max_depth)?,
                 }
@@ -517,10 +516,11 @@ impl<'a> Dec<'a, '_> {
                 ClientMessage::NegClose { sub_id }
             }
             _ => {
-                return Err(DecodeError::Malformed {
-                    offset: verb_at,
-                    what: "unknown client message verb",
-                });
+                return Err(DecodeError::invalid_value(
+                    verb_at,
+                    "unknown client message verb",
+                    shown(verb),
+                ));
             }
         };
         Ok(msg)

@@ -169,6 +169,53 @@ pub(crate) struct Reader<'a> {
     pub canonical: bool,
 }
 
+/// How an error shows a string it names: as JSON writes it; past 160
+/// characters, cut, with its length.
+#[cold]
+pub(crate) fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(256));
+    out.push('"');
+    for (i, c) in s.chars().enumerate() {
+        if i == 160 {
+            out.push_str(&format!("\"… ({} characters)", s.chars().count()));
+            return out;
+        }
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An error about the number at `start`, naming it.
+#[cold]
+#[inline(never)]
+pub(crate) fn number_error(b: &[u8], start: usize, what: &'static str) -> DecodeError {
+    DecodeError::invalid_value(start, what, number_at(b, start))
+}
+
+/// The JSON number (or what was meant as one) starting at `start`, as text,
+/// for an error naming it.
+#[cold]
+fn number_at(b: &[u8], start: usize) -> String {
+    let rest = b.get(start..).unwrap_or_default();
+    let len = rest
+        .iter()
+        .take(40)
+        .take_while(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .count();
+    String::from_utf8_lossy(rest.get(..len).unwrap_or_default()).into_owned()
+}
+
 pub(crate) fn unexpected(b: &[u8], offset: usize, context: &'static str) -> DecodeError {
     match b.get(offset) {
         Some(&byte) => DecodeError::UnexpectedByte {
@@ -293,40 +340,29 @@ impl<'a> Reader<'a> {
             b'u' => {
                 let hi = self.hex4(at + 2)?;
                 if (0xDC00..0xE000).contains(&hi) {
-                    return Err(DecodeError::Malformed {
-                        offset: at,
-                        what: "lone low surrogate escape",
-                    });
+                    return Err(self.escape_error(at, 6, "lone low surrogate escape"));
                 }
                 if (0xD800..0xDC00).contains(&hi) {
                     if b.get(at + 6) != Some(&b'\\') || b.get(at + 7) != Some(&b'u') {
-                        return Err(DecodeError::Malformed {
-                            offset: at,
-                            what: "lone high surrogate escape",
-                        });
+                        return Err(self.escape_error(at, 6, "lone high surrogate escape"));
                     }
                     let lo = self.hex4(at + 8)?;
                     if !(0xDC00..0xE000).contains(&lo) {
-                        return Err(DecodeError::Malformed {
-                            offset: at,
-                            what: "lone high surrogate escape",
-                        });
+                        return Err(self.escape_error(at, 6, "lone high surrogate escape"));
                     }
                     let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                    let ch = char::from_u32(cp).ok_or(DecodeError::Malformed {
-                        offset: at,
-                        what: "invalid surrogate pair",
-                    })?;
+                    let Some(ch) = char::from_u32(cp) else {
+                        return Err(self.escape_error(at, 12, "invalid surrogate pair"));
+                    };
                     return Ok(Escape {
                         ch,
                         len: 12,
                         canonical: false,
                     });
                 }
-                let ch = char::from_u32(hi).ok_or(DecodeError::Malformed {
-                    offset: at,
-                    what: "invalid \\u escape",
-                })?;
+                let Some(ch) = char::from_u32(hi) else {
+                    return Err(self.escape_error(at, 6, "invalid \\u escape"));
+                };
                 // The canonical form writes the C0 controls that have no
                 // short escape as `\u00xx` with lower-case digits
                 // (JSON.stringify, serde_json) unless told to write them
@@ -346,11 +382,18 @@ impl<'a> Reader<'a> {
                     canonical,
                 })
             }
-            _ => Err(DecodeError::Malformed {
-                offset: at,
-                what: "invalid escape sequence",
-            }),
+            _ => Err(self.escape_error(at, 2, "invalid escape sequence")),
         }
+    }
+
+    /// An error naming the escape of `len` characters at `at` (fewer where
+    /// the input ends first).
+    #[cold]
+    #[inline(never)]
+    fn escape_error(&self, at: usize, len: usize, what: &'static str) -> DecodeError {
+        let text = self.src.get(at..).unwrap_or_default();
+        let end = text.char_indices().nth(len).map_or(text.len(), |(i, _)| i);
+        DecodeError::invalid_value(at, what, text.get(..end).unwrap_or_default())
     }
 
     #[expect(
@@ -363,10 +406,13 @@ impl<'a> Reader<'a> {
             let Some(&c) = self.b.get(at + i) else {
                 return Err(DecodeError::UnexpectedEof { offset: at + i });
             };
-            let d = hex_val(c).ok_or(DecodeError::Malformed {
-                offset: at + i,
-                what: "invalid hex digit in \\u escape",
-            })?;
+            let Some(d) = hex_val(c) else {
+                return Err(unexpected(
+                    self.b,
+                    at + i,
+                    "invalid hex digit in \\u escape",
+                ));
+            };
             v = (v << 4) | d;
         }
         Ok(v)
@@ -375,10 +421,7 @@ impl<'a> Reader<'a> {
     #[cold]
     fn control_error(&self, at: usize) -> DecodeError {
         match self.b.get(at) {
-            Some(_) => DecodeError::Malformed {
-                offset: at,
-                what: "raw control character in string",
-            },
+            Some(_) => unexpected(self.b, at, "raw control character in string"),
             None => DecodeError::UnexpectedEof { offset: at },
         }
     }
@@ -578,12 +621,7 @@ impl<'a> Reader<'a> {
         let b = self.b;
         match b.get(start) {
             Some(b'0'..=b'9') => {}
-            Some(b'-') => {
-                return Err(DecodeError::Malformed {
-                    offset: start,
-                    what,
-                });
-            }
+            Some(b'-') => return Err(number_error(b, start, what)),
             _ => return Err(self.err("expected a number")),
         }
         let mut v: u64 = 0;
@@ -592,26 +630,20 @@ impl<'a> Reader<'a> {
             if !c.is_ascii_digit() {
                 break;
             }
-            v = v
+            v = match v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(u64::from(c - b'0')))
-                .ok_or(DecodeError::Malformed {
-                    offset: start,
-                    what,
-                })?;
+            {
+                Some(v) => v,
+                None => return Err(number_error(b, start, what)),
+            };
             i += 1;
         }
         if b[start] == b'0' && i > start + 1 {
-            return Err(DecodeError::Malformed {
-                offset: start,
-                what: "leading zero in number",
-            });
+            return Err(number_error(b, start, "leading zero in number"));
         }
         if matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
-            return Err(DecodeError::Malformed {
-                offset: start,
-                what,
-            });
+            return Err(number_error(b, start, what));
         }
         self.pos = i;
         Ok(v)
@@ -641,10 +673,7 @@ impl<'a> Reader<'a> {
             return Err(unexpected(b, j, "expected a digit"));
         }
         if b[i] == b'0' && n > 1 {
-            return Err(DecodeError::Malformed {
-                offset: i,
-                what: "leading zero in number",
-            });
+            return Err(number_error(b, i, "leading zero in number"));
         }
         i = j;
         if b.get(i) == Some(&b'.') {

@@ -97,7 +97,9 @@ fn truncation_inside_strings_and_escapes_is_an_error_not_a_panic() {
             assert!(
                 matches!(
                     e,
-                    DecodeError::UnexpectedEof { .. } | DecodeError::Malformed { .. }
+                    DecodeError::UnexpectedEof { .. }
+                        | DecodeError::Malformed { .. }
+                        | DecodeError::InvalidValue(_)
                 ),
                 "{head}: {e:?}"
             );

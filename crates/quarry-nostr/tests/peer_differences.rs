@@ -58,10 +58,11 @@ fn filter_ids_and_authors_of_other_lengths() {
     let e = client(&long).unwrap_err();
     assert_eq!(
         e,
-        DecodeError::Malformed {
-            offset: 19,
-            what: "ids and authors must be 64 hex digits"
-        }
+        DecodeError::invalid_value(
+            19,
+            "ids and authors must be 64 hex digits",
+            format!("\"{}\"", "ab".repeat(33))
+        )
     );
 }
 
@@ -115,10 +116,7 @@ fn a_filter_that_repeats_a_tag_condition() {
     assert_eq!(last, ["b"]);
     assert_eq!(
         client(input).unwrap_err(),
-        DecodeError::Malformed {
-            offset: 23,
-            what: "duplicate member in filter"
-        }
+        DecodeError::invalid_value(23, "duplicate member in filter", "\"#e\"")
     );
     assert!(PeerClient::from_json(r#"["REQ","s",{"kinds":[1],"kinds":[2]}]"#).is_err());
 }

@@ -63,10 +63,11 @@ fn a_displaced_message_member_with_a_bad_length_is_an_error() {
     assert!(!prost_accepts(&bytes));
     assert_eq!(
         decode3(&bytes),
-        Err(DecodeError::Malformed {
-            offset: 6,
-            what: "length past the end of the message"
-        })
+        Err(DecodeError::invalid_value(
+            6,
+            "length past the end of the message",
+            "5 bytes, 1 left"
+        ))
     );
 }
 
@@ -91,10 +92,11 @@ fn an_earlier_occurrence_of_the_surviving_member_is_read_too() {
     assert!(!prost_accepts(&bytes));
     assert_eq!(
         decode3(&bytes),
-        Err(DecodeError::Malformed {
-            offset: 6,
-            what: "length past the end of the message"
-        })
+        Err(DecodeError::invalid_value(
+            6,
+            "length past the end of the message",
+            "5 bytes, 1 left"
+        ))
     );
     // Well formed, the same arrangement decodes as prost reads it: only
     // the occurrences after the last displaced member count.
@@ -149,10 +151,11 @@ fn the_whatsapp_input_the_fuzzer_found_is_an_error() {
     let arena = Arena::new();
     assert_eq!(
         wa::MessageView::decode(&arena, &bytes).map(|_| ()),
-        Err(DecodeError::Malformed {
-            offset: 8,
-            what: "length past the end of the message"
-        })
+        Err(DecodeError::invalid_value(
+            8,
+            "length past the end of the message",
+            "64 bytes, 0 left"
+        ))
     );
 }
 

@@ -98,24 +98,33 @@ fn overlong_varints_are_errors_at_their_first_byte() {
     bytes.push(0x01);
     assert_eq!(
         decode3(&bytes),
-        Err(DecodeError::Malformed {
-            offset: 1,
-            what: "varint overflows 64 bits"
-        })
+        Err(DecodeError::invalid_value(
+            1,
+            "varint overflows 64 bits",
+            "tenth byte 0xff"
+        ))
     );
     // A ten-byte varint whose last byte carries bits past 64.
     let mut bytes = vec![0x18];
     bytes.extend([0xFF; 9]);
     bytes.push(0x02);
-    assert!(matches!(
+    assert_eq!(
         decode3(&bytes),
-        Err(DecodeError::Malformed { offset: 1, .. })
-    ));
+        Err(DecodeError::invalid_value(
+            1,
+            "varint overflows 64 bits",
+            "tenth byte 0x02"
+        ))
+    );
     // An overlong tag.
-    assert!(matches!(
+    assert_eq!(
         decode3(&[0xFF; 11]),
-        Err(DecodeError::Malformed { offset: 0, .. })
-    ));
+        Err(DecodeError::invalid_value(
+            0,
+            "varint overflows 64 bits",
+            "tenth byte 0xff"
+        ))
+    );
     // A varint cut short.
     assert_eq!(
         decode3(&[0x18, 0x80]),
@@ -128,26 +137,32 @@ fn lengths_past_the_end_are_errors_at_the_length() {
     // f_string (9) claims 5 bytes, has 1.
     assert_eq!(
         decode3(&[0x4A, 0x05, b'a']),
-        Err(DecodeError::Malformed {
-            offset: 1,
-            what: "length past the end of the message"
-        })
+        Err(DecodeError::invalid_value(
+            1,
+            "length past the end of the message",
+            "5 bytes, 1 left"
+        ))
     );
     // f_inner (17) holds 2 bytes; inside, text (1) claims 5.
     assert_eq!(
         decode3(&[0x8A, 0x01, 0x02, 0x0A, 0x05]),
-        Err(DecodeError::Malformed {
-            offset: 4,
-            what: "length past the end of the message"
-        })
+        Err(DecodeError::invalid_value(
+            4,
+            "length past the end of the message",
+            "5 bytes, 0 left"
+        ))
     );
     // A length of 2^63.
     let mut bytes = vec![0x4A];
     bytes.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]);
-    assert!(matches!(
+    assert_eq!(
         decode3(&bytes),
-        Err(DecodeError::Malformed { offset: 1, .. })
-    ));
+        Err(DecodeError::invalid_value(
+            1,
+            "length past the end of the message",
+            "9223372036854775808 bytes, 0 left"
+        ))
+    );
 }
 
 #[test]
@@ -231,10 +246,11 @@ fn nested_groups_must_end_with_their_own_number() {
     assert!(All3::decode(&well_formed[..]).is_ok());
     assert_eq!(
         decode3(&wrong_inner),
-        Err(DecodeError::Malformed {
-            offset: 5,
-            what: "end-group tag does not match its start"
-        })
+        Err(DecodeError::invalid_value(
+            5,
+            "end-group tag does not match its start",
+            "field 6 closes group 5"
+        ))
     );
     assert!(All3::decode(&wrong_inner[..]).is_err());
     // 60 groups nested in group 20, level `l` numbered `l % 15 + 1` (one-
@@ -279,10 +295,11 @@ fn nested_groups_must_end_with_their_own_number() {
         decoder
             .decode(All3View::TABLE, &arena, &nested(true))
             .map(|_| ()),
-        Err(DecodeError::Malformed {
-            offset: 2 + 60 + 10,
-            what: "end-group tag does not match its start"
-        })
+        Err(DecodeError::invalid_value(
+            2 + 60 + 10,
+            "end-group tag does not match its start",
+            "field 5 closes group 6"
+        ))
     );
 }
 
@@ -291,40 +308,58 @@ fn wrong_wire_types_are_errors_at_the_tag() {
     // f_double (1) as a varint; f_string (9) as a fixed32.
     assert_eq!(
         decode3(&[0x08, 0x01]),
-        Err(DecodeError::Malformed {
-            offset: 0,
-            what: "wrong wire type for field"
-        })
+        Err(DecodeError::invalid_value(
+            0,
+            "wrong wire type for field",
+            "0 for field 1"
+        ))
     );
     assert_eq!(
         decode3(&[0x28, 0x01, 0x4D, 1, 2, 3, 4]),
-        Err(DecodeError::Malformed {
-            offset: 2,
-            what: "wrong wire type for field"
-        })
+        Err(DecodeError::invalid_value(
+            2,
+            "wrong wire type for field",
+            "5 for field 9"
+        ))
     );
     // Wire types 6 and 7, field number 0, a stray end-group.
-    assert!(matches!(
+    assert_eq!(
         decode3(&[0x0E]),
-        Err(DecodeError::Malformed { offset: 0, .. })
-    ));
-    assert!(matches!(
+        Err(DecodeError::invalid_value(
+            0,
+            "invalid wire type",
+            "6 (field 1)"
+        ))
+    );
+    assert_eq!(
         decode3(&[0x0F]),
-        Err(DecodeError::Malformed { offset: 0, .. })
-    ));
-    assert!(matches!(
+        Err(DecodeError::invalid_value(
+            0,
+            "invalid wire type",
+            "7 (field 1)"
+        ))
+    );
+    assert_eq!(
         decode3(&[0x00, 0x00]),
-        Err(DecodeError::Malformed { offset: 0, .. })
-    ));
-    assert!(matches!(
+        Err(DecodeError::invalid_value(0, "invalid field number", "0"))
+    );
+    assert_eq!(
         decode3(&[0x28, 0x01, 0x0C]),
-        Err(DecodeError::Malformed { offset: 2, .. })
-    ));
+        Err(DecodeError::invalid_value(
+            2,
+            "wrong wire type for field",
+            "4 for field 1"
+        ))
+    );
     // A packed run of doubles (31) whose length is not a multiple of 8.
-    assert!(matches!(
+    assert_eq!(
         decode3(&[0xFA, 0x01, 0x07, 0, 0, 0, 0, 0, 0, 0]),
-        Err(DecodeError::Malformed { offset: 3, .. })
-    ));
+        Err(DecodeError::invalid_value(
+            3,
+            "packed run length is not a multiple of the element size",
+            "7 bytes"
+        ))
+    );
 }
 
 #[test]

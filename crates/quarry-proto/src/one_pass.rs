@@ -42,7 +42,8 @@ use crate::values::{
     skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{
-    EGROUP, LEN, SGROUP, read_fixed, read_len, read_tag, read_varint, read_varint_word,
+    EGROUP, LEN, SGROUP, invalid_wire_type, read_fixed, read_len, read_tag, read_varint,
+    read_varint_word,
 };
 
 /// Slots the scratch stack starts with; it doubles when full. Most messages
@@ -987,7 +988,7 @@ impl<'a> Dec<'a, '_> {
                 self.packed(f, fi, at, &mut pos, end)?;
                 return Ok((pos, flags));
             }
-            return Err(mismatch(wt, at));
+            return Err(mismatch(wt, at, f.number));
         }
         let val = match kind {
             Kind::String | Kind::Bytes => {
@@ -1134,10 +1135,7 @@ impl<'a> Dec<'a, '_> {
         let pos = &mut pos;
         // One-byte tags arrive unchecked (see `short_tag`).
         if number == 0 {
-            return Err(DecodeError::Malformed {
-                offset: at,
-                what: "invalid field number",
-            });
+            return Err(DecodeError::invalid_value(at, "invalid field number", 0));
         }
         // An unknown field is a level of its own to prost, whatever its
         // wire type (see `levels_below`).
@@ -1164,17 +1162,13 @@ impl<'a> Dec<'a, '_> {
                 span(buf, s, e)?
             }
             EGROUP => {
-                return Err(DecodeError::Malformed {
-                    offset: at,
-                    what: "end-group tag without a start",
-                });
+                return Err(DecodeError::invalid_value(
+                    at,
+                    "end-group tag without a start",
+                    format_args!("field {number}"),
+                ));
             }
-            6 | 7 => {
-                return Err(DecodeError::Malformed {
-                    offset: at,
-                    what: "invalid wire type",
-                });
-            }
+            6 | 7 => return Err(invalid_wire_type(at, wt, number)),
             _ => {
                 let s = *pos;
                 skip_plain(buf, pos, end, wt)?;
@@ -1684,14 +1678,11 @@ fn next_byte(pos: usize) -> usize {
 /// an invalid wire type (6 or 7, which a one-byte tag is not checked for)
 /// or a wrong one.
 #[cold]
-fn mismatch(wt: u8, at: usize) -> DecodeError {
+fn mismatch(wt: u8, at: usize, number: u32) -> DecodeError {
     if wt > 5 {
-        DecodeError::Malformed {
-            offset: at,
-            what: "invalid wire type",
-        }
+        invalid_wire_type(at, wt, number)
     } else {
-        wrong_wire_type(at)
+        wrong_wire_type(at, wt, number)
     }
 }
 

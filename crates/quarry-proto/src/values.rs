@@ -25,11 +25,12 @@ pub(crate) fn internal(offset: usize) -> DecodeError {
 }
 
 #[cold]
-pub(crate) fn wrong_wire_type(offset: usize) -> DecodeError {
-    DecodeError::Malformed {
+pub(crate) fn wrong_wire_type(offset: usize, wire: u8, number: u32) -> DecodeError {
+    DecodeError::invalid_value(
         offset,
-        what: "wrong wire type for field",
-    }
+        "wrong wire type for field",
+        format_args!("{wire} for field {number}"),
+    )
 }
 
 /// Normalize a varint of `kind` to the stored 64-bit form.
@@ -137,7 +138,7 @@ pub(crate) fn skip_group(
             EGROUP => {
                 let Some(inner) = nesting.checked_sub(1) else {
                     if n != number {
-                        return Err(mismatched_end(at));
+                        return Err(mismatched_end(at, n, number));
                     }
                     return Ok(at);
                 };
@@ -146,7 +147,7 @@ pub(crate) fn skip_group(
                     None => deeper.pop().unwrap_or(u32::MAX),
                 };
                 if n != open {
-                    return Err(mismatched_end(at));
+                    return Err(mismatched_end(at, n, open));
                 }
                 nesting = inner;
             }
@@ -175,11 +176,12 @@ pub(crate) fn skip_group(
 const OPEN_GROUPS_INLINE: usize = 32;
 
 #[cold]
-fn mismatched_end(at: usize) -> DecodeError {
-    DecodeError::Malformed {
-        offset: at,
-        what: "end-group tag does not match its start",
-    }
+fn mismatched_end(at: usize, end: u32, start: u32) -> DecodeError {
+    DecodeError::invalid_value(
+        at,
+        "end-group tag does not match its start",
+        format_args!("field {end} closes group {start}"),
+    )
 }
 
 pub(crate) fn skip_plain(
@@ -193,10 +195,7 @@ pub(crate) fn skip_plain(
         I64 => read_fixed::<8>(buf, pos, end).map(|_| ()),
         I32 => read_fixed::<4>(buf, pos, end).map(|_| ()),
         LEN => read_len(buf, pos, end).map(|_| ()),
-        _ => Err(DecodeError::Malformed {
-            offset: *pos,
-            what: "invalid wire type",
-        }),
+        _ => Err(DecodeError::invalid_value(*pos, "invalid wire type", wt)),
     }
 }
 
@@ -222,14 +221,12 @@ pub(crate) fn packed_count(buf: &[u8], s: usize, e: usize, wt: u8) -> Result<u32
         I64 if len.is_multiple_of(8) => len / 8,
         I32 if len.is_multiple_of(4) => len / 4,
         _ => {
-            return Err(DecodeError::Malformed {
-                offset: s,
-                what: "packed run length is not a multiple of the element size",
-            });
+            return Err(DecodeError::invalid_value(
+                s,
+                "packed run length is not a multiple of the element size",
+                format_args!("{len} bytes"),
+            ));
         }
     };
-    u32::try_from(n).map_err(|_| DecodeError::Malformed {
-        offset: s,
-        what: "packed run too long",
-    })
+    u32::try_from(n).map_err(|_| DecodeError::invalid_value(s, "packed run too long", n))
 }

@@ -121,10 +121,11 @@ fn read_varint_bytes(buf: &[u8], pos: &mut usize, end: usize) -> Result<u64, Dec
             i += 1;
         }
         if shift == 63 && b > 1 {
-            return Err(DecodeError::Malformed {
-                offset: start,
-                what: "varint overflows 64 bits",
-            });
+            return Err(DecodeError::invalid_value(
+                start,
+                "varint overflows 64 bits",
+                format_args!("tenth byte 0x{b:02x}"),
+            ));
         }
         value |= u64::from(b & 0x7F) << shift;
         if b < 0x80 {
@@ -154,16 +155,14 @@ pub(crate) fn read_tag(buf: &[u8], pos: &mut usize, end: usize) -> Result<(u32, 
     let wire = (raw & 7) as u8;
     let number = raw >> 3;
     if number == 0 || number > u64::from(MAX_FIELD_NUMBER) {
-        return Err(DecodeError::Malformed {
-            offset: at,
-            what: "invalid field number",
-        });
+        return Err(DecodeError::invalid_value(
+            at,
+            "invalid field number",
+            number,
+        ));
     }
     if wire > 5 {
-        return Err(DecodeError::Malformed {
-            offset: at,
-            what: "invalid wire type",
-        });
+        return Err(invalid_wire_type(at, wire, number));
     }
     Ok((number as u32, wire))
 }
@@ -184,10 +183,11 @@ pub(crate) fn read_len(
             *pos = stop;
             Ok((start, stop))
         }
-        _ => Err(DecodeError::Malformed {
-            offset: at,
-            what: "length past the end of the message",
-        }),
+        _ => Err(DecodeError::invalid_value(
+            at,
+            "length past the end of the message",
+            format_args!("{len} bytes, {} left", end.saturating_sub(start)),
+        )),
     }
 }
 
@@ -244,6 +244,22 @@ pub fn write_varint(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// A tag whose wire type is 6 or 7: the error names the type and the
+/// field.
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid_wire_type(
+    at: usize,
+    wire: u8,
+    number: impl std::fmt::Display,
+) -> DecodeError {
+    DecodeError::invalid_value(
+        at,
+        "invalid wire type",
+        format_args!("{wire} (field {number})"),
+    )
 }
 
 #[cfg(test)]

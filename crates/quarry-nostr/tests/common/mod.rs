@@ -135,11 +135,24 @@ pub fn must_fail(input: &[u8]) -> quarry_core::DecodeError {
     e
 }
 
-/// `what` and the offset of a `Malformed`, or panic.
+/// What was wrong and the offset, of a `Malformed`, an `InvalidValue` or
+/// an `UnexpectedByte` (its context), or panic.
 pub fn malformed(e: &quarry_core::DecodeError) -> (&'static str, usize) {
     match *e {
         quarry_core::DecodeError::Malformed { offset, what } => (what, offset),
-        ref other => panic!("expected Malformed, got {other:?}"),
+        quarry_core::DecodeError::InvalidValue(ref v) => (v.what, v.offset),
+        quarry_core::DecodeError::UnexpectedByte {
+            offset, context, ..
+        } => (context, offset),
+        ref other => panic!("expected Malformed, InvalidValue or UnexpectedByte, got {other:?}"),
+    }
+}
+
+/// The offending value an `InvalidValue` names, or panic.
+pub fn value(e: &quarry_core::DecodeError) -> &str {
+    match e {
+        quarry_core::DecodeError::InvalidValue(v) => &v.value,
+        other => panic!("expected InvalidValue, got {other:?}"),
     }
 }
 
