@@ -1239,6 +1239,10 @@ fn builder_item(
                 Kind::Message | Kind::Group => {
                     quote!(self.b.set_messages(#idx, values.into_iter().map(|v| v.record())))
                 }
+                Kind::UInt64 | Kind::Fixed64 => quote!(self.b.set_scalars(#idx, values)),
+                Kind::UInt32 | Kind::Fixed32 | Kind::Bool => {
+                    quote!(self.b.set_scalars(#idx, values.into_iter().map(u64::from)))
+                }
                 kind => {
                     let n = norm(kind, quote!(v));
                     quote!(self.b.set_scalars(#idx, values.into_iter().map(|v| #n)))
