@@ -5,7 +5,10 @@
 //! `proto_decode_<sample>_<kind>` for the samples' forward-compatible
 //! variants (`quarry_proto_tests::variants`); and one encode of the
 //! same samples, each encoder from its own decoded form, plus drop of the
-//! bytes: groups `proto_encode_<sample>`. A 1,000-entry map
+//! bytes: groups `proto_encode_<sample>`. Build plus encode of the same
+//! samples from the same source values (`quarry_proto_tests::sends`):
+//! prost's and buffa's owned types, quarry's builders into a reused arena:
+//! groups `proto_build_encode_<sample>`. A 1,000-entry map
 //! (`All3.m_str`, unique keys and 500 keys written twice): decode, decode
 //! plus one iteration, decode plus 100 look-ups, prost's `HashMap` beside
 //! quarry's view in a reused arena: groups `proto_map_<input>`.
@@ -47,6 +50,21 @@ fn encode(c: &mut Criterion) {
     }
 }
 
+fn build_encode(c: &mut Criterion) {
+    for s in pc::samples() {
+        let name = s.name;
+        let mut group = c.benchmark_group(format!("proto_build_encode_{name}"));
+        group.throughput(Throughput::Bytes(s.bytes.len() as u64));
+        group.bench_function("prost", |b| b.iter(|| pc::prost_build_encode(name)));
+        group.bench_function("buffa_owned", |b| b.iter(|| pc::buffa_build_encode(name)));
+        let mut arena = pc::build_arena(name);
+        group.bench_function("quarry", |b| {
+            b.iter(|| pc::quarry_build_encode(&mut arena, name))
+        });
+        group.finish();
+    }
+}
+
 fn maps(c: &mut Criterion) {
     for m in pc::map_inputs() {
         let mut group = c.benchmark_group(format!("proto_map_{}", m.name));
@@ -73,6 +91,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, encode, maps
+    targets = decode, encode, build_encode, maps
 }
 criterion_main!(benches);

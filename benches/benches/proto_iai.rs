@@ -5,7 +5,9 @@
 //! (`quarry_proto_tests::variants`: bench ids `<sample>_<kind>`, the
 //! history sync's `history_sync_<kind>`); and one encode of each sample
 //! plus drop of the bytes, each encoder from its own decoded form (prost,
-//! buffa owned, quarry's view).
+//! buffa owned, quarry's view); and one build plus encode of each sample
+//! from the same source values (`quarry_proto_tests::sends`: prost's and
+//! buffa's owned types, quarry's builders into a reused arena).
 //! Every setup decodes (or encodes) once first so first-touch costs are not
 //! charged to the measured call.
 //!
@@ -206,6 +208,60 @@ library_benchmark_group!(
     benchmarks = quarry_encode
 );
 
+/// A sample's name, each builder run once first, and the arena quarry's
+/// builds reuse.
+fn warm_build(name: &'static str) -> (Arena, &'static str) {
+    pc::prost_build_encode(name);
+    #[cfg(feature = "buffa")]
+    pc::buffa_build_encode(name);
+    (pc::build_arena(name), name)
+}
+
+// Build + encode of each sample from the same source values
+// (`quarry_proto_tests::sends`): prost's and buffa's owned types, quarry's
+// builders into a reused arena (returned, so freeing it is not measured).
+macro_rules! build_cases {
+    ($name:ident, $body:expr) => {
+        #[library_benchmark]
+        #[bench::contact(args = ("contact"), setup = warm_build)]
+        #[bench::star(args = ("star"), setup = warm_build)]
+        #[bench::text_reply(args = ("text_reply"), setup = warm_build)]
+        #[bench::text_reply_quoted(args = ("text_reply_quoted"), setup = warm_build)]
+        #[bench::group_skdm(args = ("group_skdm"), setup = warm_build)]
+        #[bench::history_sync(args = ("history_sync_50x20"), setup = warm_build)]
+        fn $name(input: (Arena, &'static str)) -> Arena {
+            let (mut arena, name) = input;
+            black_box(($body)(&mut arena, name));
+            arena
+        }
+    };
+}
+
+build_cases!(prost_build_encode, |_: &mut Arena, name| {
+    pc::prost_build_encode(name)
+});
+#[cfg(feature = "buffa")]
+build_cases!(buffa_build_encode, |_: &mut Arena, name| {
+    pc::buffa_build_encode(name)
+});
+build_cases!(quarry_build_encode, pc::quarry_build_encode);
+
+#[cfg(all(feature = "buffa", not(feature = "gate")))]
+library_benchmark_group!(
+    name = proto_build_encode;
+    benchmarks = prost_build_encode, buffa_build_encode, quarry_build_encode
+);
+#[cfg(not(any(feature = "buffa", feature = "gate")))]
+library_benchmark_group!(
+    name = proto_build_encode;
+    benchmarks = prost_build_encode, quarry_build_encode
+);
+#[cfg(feature = "gate")]
+library_benchmark_group!(
+    name = proto_build_encode;
+    benchmarks = quarry_build_encode
+);
+
 /// A map input, each side run once first; the arena for quarry's side.
 fn warm_map(name: &str) -> (Arena, &'static pc::MapInput) {
     let m = pc::map_input(name);
@@ -249,7 +305,12 @@ library_benchmark_group!(
 main!(
     library_benchmark_groups = proto_decode,
     proto_encode,
+    proto_build_encode,
     proto_map
 );
 #[cfg(feature = "gate")]
-main!(library_benchmark_groups = proto_decode, proto_encode);
+main!(
+    library_benchmark_groups = proto_decode,
+    proto_encode,
+    proto_build_encode
+);

@@ -15,8 +15,9 @@ use waproto::whatsapp as bw;
 use crate::alloc_count::{AllocRow, measure};
 
 pub use common::{
-    Encodable, buffa_encode, buffa_owned, buffa_view, decode_inputs, encodable, prost,
-    prost_encode, quarry, quarry_encode, quarry_fresh, quarry_reused, sample, samples, variants,
+    Encodable, buffa_build_encode, buffa_encode, buffa_owned, buffa_view, build_arena,
+    decode_inputs, encodable, prost, prost_build_encode, prost_encode, quarry, quarry_build_encode,
+    quarry_encode, quarry_fresh, quarry_reused, sample, samples, variants,
 };
 
 /// The decoders, as the benches name them, in report order.
@@ -71,6 +72,61 @@ pub fn measure_encode_alloc() -> Vec<AllocRow> {
         for op in ENCODERS {
             encode(op, e);
             let (counts, _) = measure(|| encode(op, e));
+            rows.push(AllocRow {
+                case: s.name,
+                op,
+                allocations: counts.allocations,
+                requested: counts.requested,
+                held: 0,
+                arena_used: None,
+            });
+        }
+    }
+    rows
+}
+
+/// The builders of the build + encode benches, as they name them
+/// (`proto_iai` adds `_build_encode`), in report order; the last is
+/// quarry's, the others are peers.
+pub const BUILDERS: [&str; 3] = ["prost", "buffa_owned", "quarry"];
+
+/// One build + encode of sample `name` by `builder` (a name of
+/// [`BUILDERS`]), plus drop; quarry's into `arena`, reset after.
+///
+/// # Panics
+/// On a name not in [`BUILDERS`].
+pub fn build_encode(builder: &str, arena: &mut quarry_core::Arena, name: &str) -> usize {
+    match builder {
+        "prost" => prost_build_encode(name),
+        "buffa_owned" => buffa_build_encode(name),
+        "quarry" => quarry_build_encode(arena, name),
+        other => panic!("no builder {other}"),
+    }
+}
+
+/// The id `proto_iai` gives `builder`'s build + encode benches.
+pub fn iai_build_id(builder: &str) -> &'static str {
+    match builder {
+        "prost" => "prost_build_encode",
+        "buffa_owned" => "buffa_build_encode",
+        _ => "quarry_build_encode",
+    }
+}
+
+/// Allocations and bytes requested by one build + encode of every sample
+/// by every builder (after one warm-up build, so quarry's arena is
+/// reused); `op` is the builder's name in [`BUILDERS`] and `held` is 0.
+///
+/// # Panics
+/// When [`CountingAlloc`](crate::alloc_count::CountingAlloc) is not the
+/// global allocator.
+pub fn measure_build_alloc() -> Vec<AllocRow> {
+    let mut rows = Vec::new();
+    for s in samples() {
+        for op in BUILDERS {
+            let mut arena = build_arena(s.name);
+            build_encode(op, &mut arena, s.name);
+            let (counts, _) = measure(|| build_encode(op, &mut arena, s.name));
             rows.push(AllocRow {
                 case: s.name,
                 op,
@@ -285,6 +341,35 @@ mod tests {
             assert_eq!(quarry, want, "{}: quarry", s.name);
             for op in ENCODERS {
                 assert_eq!(encode(op, e), want.len(), "{}: {op}", s.name);
+            }
+        }
+    }
+
+    /// The build benches compare like with like only if every builder
+    /// builds the same values: each must write exactly the sample's bytes.
+    #[test]
+    fn every_builder_writes_the_sample_bytes() {
+        use quarry_proto_tests::sends;
+        let src = common::send_source();
+        for s in samples() {
+            let want = s.bytes.as_slice();
+            assert_eq!(sends::prost_encode(s.name, src), want, "{}: prost", s.name);
+            assert_eq!(common::buffa_build_bytes(s.name), want, "{}: buffa", s.name);
+            let arena = quarry_core::Arena::new();
+            assert_eq!(
+                sends::quarry_encode(s.name, &arena, src),
+                want,
+                "{}: quarry",
+                s.name
+            );
+            let mut arena = build_arena(s.name);
+            for op in BUILDERS {
+                assert_eq!(
+                    build_encode(op, &mut arena, s.name),
+                    want.len(),
+                    "{}: {op}",
+                    s.name
+                );
             }
         }
     }

@@ -16,10 +16,13 @@ use std::sync::OnceLock;
 #[cfg(feature = "buffa")]
 use buffa::Message as _;
 #[cfg(feature = "buffa")]
+use buffa::MessageField;
+#[cfg(feature = "buffa")]
 use buffa::view::MessageView as _;
 use prost::Message as _;
 use quarry_core::Arena;
 use quarry_proto_tests::samples::{self, Root, Sample};
+use quarry_proto_tests::sends::{self, Source};
 use quarry_proto_tests::variants::{self, Variant};
 use quarry_proto_tests::{pb, views, wa};
 #[cfg(feature = "buffa")]
@@ -348,4 +351,188 @@ pub fn quarry_map_get(arena: &mut Arena, m: &MapInput) -> usize {
         .sum();
     arena.reset();
     n
+}
+
+/// The values the build benches build the samples from
+/// (`quarry_proto_tests::sends`, with the 50 × 20 history sync), made once.
+pub fn send_source() -> &'static Source {
+    static S: OnceLock<Source> = OnceLock::new();
+    S.get_or_init(|| Source::new(50, 20))
+}
+
+/// prost 0.14: build sample `name` from the source values with its owned
+/// types (a copy of every string and byte field), `encode_to_vec`, drop.
+pub fn prost_build_encode(name: &str) -> usize {
+    consume(sends::prost_encode(name, send_source()))
+}
+
+/// quarry: build sample `name` with the generated builders into `arena`
+/// (strings and bytes borrowed from the source), `encode`, drop the bytes
+/// and reset the arena.
+pub fn quarry_build_encode(arena: &mut Arena, name: &str) -> usize {
+    let n = consume(sends::quarry_encode(name, arena, send_source()));
+    arena.reset();
+    n
+}
+
+/// An arena that built sample `name` before and holds what a build of it
+/// takes in one chunk: what [`quarry_build_encode`] reuses.
+pub fn build_arena(name: &str) -> Arena {
+    let mut arena = Arena::new();
+    drop(sends::quarry_encode(name, &arena, send_source()));
+    let held = arena.stats().allocated_bytes;
+    arena.reset();
+    arena.reserve(held);
+    quarry_build_encode(&mut arena, name);
+    arena
+}
+
+/// buffa (waproto 0.7): build sample `name` from the source values with
+/// its owned types (a copy of every string and byte field),
+/// `encode_to_vec`, drop.
+#[cfg(feature = "buffa")]
+pub fn buffa_build_encode(name: &str) -> usize {
+    consume(buffa_build_bytes(name))
+}
+
+/// buffa's build and encode of sample `name`, the bytes kept.
+#[cfg(feature = "buffa")]
+pub fn buffa_build_bytes(name: &str) -> Vec<u8> {
+    let src = send_source();
+    match name {
+        "contact" | "star" => buffa::Message::encode_to_vec(&buffa_sync_action(name == "star")),
+        "text_reply" | "text_reply_quoted" => {
+            buffa::Message::encode_to_vec(&buffa_text_reply(name == "text_reply_quoted"))
+        }
+        "group_skdm" => buffa::Message::encode_to_vec(&buffa_group_skdm(src)),
+        _ => buffa::Message::encode_to_vec(&buffa_history(src)),
+    }
+}
+
+#[cfg(feature = "buffa")]
+fn buffa_sync_action(star: bool) -> bw::SyncActionData {
+    use bw::sync_action_value as sav;
+    let value = if star {
+        bw::SyncActionValue {
+            timestamp: Some(1_717_000_000_123),
+            star_action: MessageField::some(sav::StarAction {
+                starred: Some(true),
+            }),
+            ..Default::default()
+        }
+    } else {
+        bw::SyncActionValue {
+            timestamp: Some(1_717_000_000_000),
+            contact_action: MessageField::some(sav::ContactAction {
+                full_name: Some(sends::FULL_NAME.to_owned()),
+                first_name: Some(sends::FIRST_NAME.to_owned()),
+                lid_jid: Some(sends::LID_JID.to_owned()),
+                save_on_primary_addressbook: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    };
+    let (index, padding) = if star {
+        (sends::STAR_INDEX, vec![0u8; 7])
+    } else {
+        (sends::CONTACT_INDEX, Vec::new())
+    };
+    bw::SyncActionData {
+        index: Some(index.as_bytes().to_vec()),
+        value: MessageField::some(value),
+        padding: Some(padding),
+        version: Some(2),
+    }
+}
+
+#[cfg(feature = "buffa")]
+fn buffa_text_reply(quoted: bool) -> bw::Message {
+    let quoted = if quoted {
+        MessageField::some(bw::Message {
+            conversation: Some(sends::QUOTED_TEXT.to_owned()),
+            ..Default::default()
+        })
+    } else {
+        MessageField::none()
+    };
+    let text = if quoted.is_set() {
+        sends::QUOTED_REPLY_TEXT
+    } else {
+        sends::REPLY_TEXT
+    };
+    bw::Message {
+        extended_text_message: MessageField::some(bw::message::ExtendedTextMessage {
+            text: Some(text.to_owned()),
+            context_info: MessageField::some(bw::ContextInfo {
+                stanza_id: Some(sends::STANZA_ID.to_owned()),
+                participant: Some(sends::PARTICIPANT.to_owned()),
+                quoted_message: quoted,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[cfg(feature = "buffa")]
+fn buffa_group_skdm(src: &Source) -> bw::Message {
+    bw::Message {
+        conversation: Some(sends::GROUP_TEXT.to_owned()),
+        sender_key_distribution_message: MessageField::some(
+            bw::message::SenderKeyDistributionMessage {
+                group_id: Some(sends::GROUP_ID.to_owned()),
+                axolotl_sender_key_distribution_message: Some(src.skdm.clone()),
+            },
+        ),
+        message_context_info: MessageField::some(bw::MessageContextInfo {
+            message_secret: Some(src.secret.clone()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[cfg(feature = "buffa")]
+fn buffa_history(src: &Source) -> bw::HistorySync {
+    bw::HistorySync {
+        sync_type: bw::history_sync::HistorySyncType::RECENT,
+        conversations: src
+            .history
+            .iter()
+            .map(|c| bw::Conversation {
+                id: c.id.clone(),
+                unread_count: Some(c.unread),
+                conversation_timestamp: Some(c.timestamp),
+                name: Some(c.name.clone()),
+                messages: c
+                    .messages
+                    .iter()
+                    .map(|m| bw::HistorySyncMsg {
+                        message: MessageField::some(bw::WebMessageInfo {
+                            key: MessageField::some(bw::MessageKey {
+                                remote_jid: Some(c.id.clone()),
+                                from_me: Some(m.from_me),
+                                id: Some(m.id.clone()),
+                                ..Default::default()
+                            }),
+                            message: MessageField::some(bw::Message {
+                                conversation: Some(m.text.clone()),
+                                ..Default::default()
+                            }),
+                            message_timestamp: Some(m.timestamp),
+                            status: Some(bw::web_message_info::Status::DELIVERY_ACK),
+                            ..Default::default()
+                        }),
+                        msg_order_id: Some(m.order),
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        chunk_order: Some(1),
+        progress: Some(100),
+        ..Default::default()
+    }
 }

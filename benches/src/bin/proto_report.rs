@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 use quarry_benches::alloc_count::{AllocRow, CountingAlloc};
 use quarry_benches::outputs;
-use quarry_benches::proto::{self, DECODERS, ENCODERS, PEERS};
+use quarry_benches::proto::{self, BUILDERS, DECODERS, ENCODERS, PEERS};
 use quarry_benches::report::{self, mark, ratio_text};
 use quarry_proto_tests::samples::Root;
 
@@ -66,6 +66,10 @@ struct Measured {
     enc_ns: Table,
     enc_ir: Table,
     enc_alloc: Vec<AllocRow>,
+    /// (sample, builder) → value, for the build + encode benches.
+    bld_ns: Table,
+    bld_ir: Table,
+    bld_alloc: Vec<AllocRow>,
     /// (map input, bench) → value, for the map benches (`MAP_BENCHES`).
     map_ns: Table,
     map_ir: Table,
@@ -135,6 +139,22 @@ fn run() -> Result<(), String> {
             enc_ir.insert((s.name, enc), *count as f64);
         }
     }
+    let mut bld_ns = Table::new();
+    let mut bld_ir = Table::new();
+    for s in proto::samples() {
+        for b in BUILDERS {
+            let group = format!("proto_build_encode_{}", s.name);
+            bld_ns.insert(
+                (s.name, b),
+                outputs::criterion_median_ns(&target_dir, &group, b)?,
+            );
+            let key = format!("{}/{}", proto::iai_build_id(b), proto::iai_id(s.name));
+            let count = summaries
+                .get(&key)
+                .ok_or_else(|| format!("no proto_iai result for {key} (run without --no-run)"))?;
+            bld_ir.insert((s.name, b), *count as f64);
+        }
+    }
     let mut map_ns = Table::new();
     let mut map_ir = Table::new();
     for input in MAP_INPUTS {
@@ -158,6 +178,9 @@ fn run() -> Result<(), String> {
         enc_ns,
         enc_ir,
         enc_alloc: proto::measure_encode_alloc(),
+        bld_ns,
+        bld_ir,
+        bld_alloc: proto::measure_build_alloc(),
         map_ns,
         map_ir,
     };
@@ -306,6 +329,7 @@ fn render(m: &Measured) -> Result<String, String> {
     }
 
     render_encode(&mut w, m)?;
+    render_build(&mut w, m)?;
     render_variants(&mut w, m);
     render_maps(&mut w, m);
 
@@ -382,6 +406,60 @@ fn render_encode(w: &mut String, m: &Measured) -> Result<(), String> {
             m.enc_ns[&(s.name, "prost")],
             m.enc_ns[&(s.name, "buffa_owned")],
             m.enc_ns[&(s.name, "quarry")],
+            allocations.join(" / ")
+        );
+    }
+    Ok(())
+}
+
+/// Build + encode: quarry's builders against prost's and buffa's owned
+/// types, from the same source values.
+fn render_build(w: &mut String, m: &Measured) -> Result<(), String> {
+    let _ = writeln!(
+        w,
+        "\n### Build and encode\n\n\
+         One build of the sample's message from the same source values (string constants and \
+         strings made once, `quarry_proto_tests::sends`) plus one encode into a new `Vec` and \
+         drop of the bytes: prost's and buffa's owned types (each string and byte field copied \
+         in, then `encode_to_vec`), quarry's generated builders (`FooBuilder`, strings and bytes \
+         borrowed, records written into an arena reused from an earlier build, then \
+         `FooView::encode`). All three write exactly the sample's bytes (a test of \
+         quarry-proto-tests checks quarry's and prost's). Target: quarry at most 0.5 × the \
+         faster peer, in instructions and in time. Ratios are quarry / the faster peer on that \
+         sample and metric (lower is better).\n\n\
+         | sample | Ir ratio | time ratio | prost Ir | buffa owned Ir | quarry Ir | prost ns | buffa owned ns | quarry ns | allocations prost / buffa / quarry |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for s in proto::samples() {
+        let ratio = |table: &Table| {
+            let best = BUILDERS[..2]
+                .iter()
+                .map(|p| table[&(s.name, *p)])
+                .fold(f64::INFINITY, f64::min);
+            table[&(s.name, "quarry")] / best
+        };
+        let allocations: Vec<String> = BUILDERS
+            .iter()
+            .map(|b| {
+                m.bld_alloc
+                    .iter()
+                    .find(|r| r.case == s.name && r.op == *b)
+                    .map(|r| r.allocations.to_string())
+                    .ok_or_else(|| format!("no build allocation row for {b} on {}", s.name))
+            })
+            .collect::<Result<_, _>>()?;
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
+            s.name,
+            mark(ratio(&m.bld_ir), Some(0.5)),
+            mark(ratio(&m.bld_ns), Some(0.5)),
+            m.bld_ir[&(s.name, "prost")],
+            m.bld_ir[&(s.name, "buffa_owned")],
+            m.bld_ir[&(s.name, "quarry")],
+            m.bld_ns[&(s.name, "prost")],
+            m.bld_ns[&(s.name, "buffa_owned")],
+            m.bld_ns[&(s.name, "quarry")],
             allocations.join(" / ")
         );
     }

@@ -23,10 +23,13 @@ pub(crate) struct Options {
     pub prost: bool,
 }
 
-/// Methods every view has; field getters of these names get a `_` suffix.
+/// Methods every view has, its own and those of the traits it derives
+/// (which a getter of the same name would shadow in method calls): field
+/// getters of these names get a `_` suffix. Other names are left alone.
 const RESERVED: &[&str] = &[
     "decode",
     "from_record",
+    "__from_record",
     "record",
     "encode",
     "encode_into",
@@ -34,35 +37,12 @@ const RESERVED: &[&str] = &[
     "to_prost",
     "unknown_fields",
     "TABLE",
-    // Names clippy expects to implement std traits.
-    "add",
-    "as_mut",
-    "as_ref",
-    "borrow",
-    "borrow_mut",
     "clone",
-    "cmp",
+    "clone_from",
     "default",
-    "deref",
-    "deref_mut",
-    "div",
-    "drop",
     "eq",
-    "from_iter",
-    "from_str",
-    "hash",
-    "index",
-    "index_mut",
-    "into_iter",
-    "mul",
-    "neg",
-    "next",
-    "not",
-    "rem",
-    "shl",
-    "shr",
-    "sub",
-    "partial_cmp",
+    "ne",
+    "fmt",
 ];
 
 fn ident(s: &str) -> proc_macro2::Ident {
@@ -109,22 +89,25 @@ fn camel_path(parts: &[String]) -> String {
 
 fn assign_names(model: &Model) -> Names {
     let mut taken: HashSet<String> = HashSet::new();
-    let mut pick = |package: &str, local: &[String], suffix: &str| {
+    // A message takes its view's and its builder's names, an enum its
+    // own: all free, or the name is qualified with the package.
+    let mut pick = |package: &str, local: &[String], suffixes: &[&str]| {
         let base = camel_path(local);
+        let mut free = |name: &str| {
+            let all: Vec<String> = suffixes.iter().map(|s| format!("{name}{s}")).collect();
+            let ok = all.iter().all(|n| !taken.contains(n));
+            if ok {
+                taken.extend(all);
+            }
+            ok
+        };
         let mut name = sanitize(&base);
-        if !taken.insert(format!("{name}{suffix}")) {
-            name = format!(
-                "{}{}",
-                package.replace('.', "_").to_upper_camel_case(),
-                base
-            );
+        if !free(&name) {
+            let qualified = package.replace('.', "_").to_upper_camel_case();
+            name = format!("{qualified}{base}");
             let mut n = 2;
-            while !taken.insert(format!("{name}{suffix}")) {
-                name = format!(
-                    "{}{}{n}",
-                    package.replace('.', "_").to_upper_camel_case(),
-                    base
-                );
+            while !free(&name) {
+                name = format!("{qualified}{base}{n}");
                 n += 1;
             }
         }
@@ -133,12 +116,12 @@ fn assign_names(model: &Model) -> Names {
     let msg = model
         .messages
         .iter()
-        .map(|m| pick(&m.package, &m.local_path, "View"))
+        .map(|m| pick(&m.package, &m.local_path, &["View", "Builder"]))
         .collect();
     let enm = model
         .enums
         .iter()
-        .map(|e| pick(&e.package, &e.local_path, ""))
+        .map(|e| pick(&e.package, &e.local_path, &[""]))
         .collect();
     // Oneof enums are named after their message's view and the oneof, so
     // they can meet a schema's enum (`Foo.kind` and an enum `FooKindOneof`)
@@ -354,6 +337,15 @@ fn enum_item(e: &Enm, name: &str) -> TokenStream {
         let v = ident(v);
         quote!(Self::#v => #proto_name)
     });
+    // Every name of a value, aliases included, reads back.
+    let from_name = e.declared.iter().map(|(proto_name, number, _)| {
+        let v = variants
+            .iter()
+            .find(|v| v.1 == *number)
+            .map(|v| ident(&v.0));
+        quote!(#proto_name => ::core::option::Option::Some(Self::#v))
+    });
+    let first = variants.first().map(|v| ident(&v.0));
     quote! {
         #d
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -375,6 +367,32 @@ fn enum_item(e: &Enm, name: &str) -> TokenStream {
                 match self {
                     #(#to_name),*
                 }
+            }
+            /// The variant named `name` in the `.proto` file, if any.
+            pub fn from_str_name(name: &str) -> ::core::option::Option<Self> {
+                match name {
+                    #(#from_name,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+        /// The first value the `.proto` file lists: protobuf's default.
+        impl ::core::default::Default for #ty {
+            fn default() -> Self {
+                Self::#first
+            }
+        }
+        impl ::core::convert::From<#ty> for i32 {
+            fn from(value: #ty) -> i32 {
+                value as i32
+            }
+        }
+        /// The variant numbered `value`, or the number back when the enum
+        /// does not list it.
+        impl ::core::convert::TryFrom<i32> for #ty {
+            type Error = i32;
+            fn try_from(value: i32) -> ::core::result::Result<Self, i32> {
+                Self::from_i32(value).ok_or(value)
             }
         }
     }
@@ -449,7 +467,7 @@ fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStr
             let v = format_ident!("{}View", names.msg[f.sub as usize]);
             Getter {
                 ty: quote!(::core::option::Option<#v<'a>>),
-                body: quote!(#rec.message(#idx).map(#v::from_record)),
+                body: quote!(#rec.message(#idx).map(#v::__from_record)),
             }
         }
         Kind::String => {
@@ -507,6 +525,8 @@ fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStr
 struct MemberNames {
     getters: Vec<String>,
     has: Vec<Option<String>>,
+    /// `foo_opt` (the value as an `Option`) per field with a `has_` name.
+    opt: Vec<Option<String>>,
     oneofs: Vec<String>,
 }
 
@@ -525,7 +545,7 @@ fn member_names(m: &Msg) -> MemberNames {
     let snake = |f: &Fld| f.extension.as_deref().unwrap_or(&f.name).to_snake_case();
     let has_presence = |f: &Fld| f.label == Label::Explicit && !f.kind.is_message();
     let n = m.fields.len();
-    let (mut getters, mut has) = (vec![String::new(); n], vec![None; n]);
+    let (mut getters, mut has, mut opt) = (vec![String::new(); n], vec![None; n], vec![None; n]);
     let mut oneofs = Vec::new();
     for extensions in [false, true] {
         let part = || {
@@ -540,6 +560,9 @@ fn member_names(m: &Msg) -> MemberNames {
         for (j, f) in part().filter(|(_, f)| has_presence(f)) {
             has[j] = Some(take(format!("has_{}", snake(f))));
         }
+        for (j, f) in part().filter(|(_, f)| has_presence(f)) {
+            opt[j] = Some(take(format!("{}_opt", snake(f))));
+        }
         if !extensions {
             oneofs = m
                 .oneofs
@@ -551,6 +574,7 @@ fn member_names(m: &Msg) -> MemberNames {
     MemberNames {
         getters,
         has,
+        opt,
         oneofs,
     }
 }
@@ -583,7 +607,7 @@ fn map_entry_impl(model: &Model, names: &Names, m: &Msg, view: &proc_macro2::Ide
         let sv = format_ident!("{}View", names.msg[m.fields[1].sub as usize]);
         (
             quote!(#sv<'a>),
-            quote!(self.rec.message(1).map(#sv::from_record).unwrap_or_default()),
+            quote!(self.rec.message(1).map(#sv::__from_record).unwrap_or_default()),
         )
     } else {
         (vg.ty, vg.body)
@@ -595,7 +619,7 @@ fn map_entry_impl(model: &Model, names: &Names, m: &Msg, view: &proc_macro2::Ide
             type Value = #vt;
             #[inline]
             fn entry(rec: ::quarry_proto::Record<'a>) -> Self {
-                Self::from_record(rec)
+                Self::__from_record(rec)
             }
             #[inline]
             fn map_key(self) -> #kt {
@@ -629,6 +653,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
     let MemberNames {
         getters: getter_names,
         has: has_names,
+        opt: opt_names,
         oneofs: oneof_names,
     } = member_names(m);
 
@@ -670,7 +695,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                         let v = format_ident!("{}View", names.msg[f.sub as usize]);
                         (
                             quote!(impl ::core::iter::ExactSizeIterator<Item = #v<'a>> + ::core::iter::DoubleEndedIterator + 'a),
-                            quote!(self.rec.messages(#idx).map(#v::from_record)),
+                            quote!(self.rec.messages(#idx).map(#v::__from_record)),
                         )
                     }
                     Kind::String => (quote!(&'a [&'a str]), quote!(self.rec.strs(#idx))),
@@ -729,6 +754,19 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 pub fn #h(self) -> bool { self.rec.has(#idx) }
             });
         }
+        if let Some(o) = &opt_names[j] {
+            let o = ident(o);
+            let od = format!(" Field `{}` if present, `None` if not.", f.name);
+            let gt = singular_getter(model, names, f, &idx);
+            let (ty, body) = (gt.ty, gt.body);
+            methods.push(quote! {
+                #[doc = #od]
+                #[inline]
+                pub fn #o(self) -> ::core::option::Option<#ty> {
+                    if self.rec.has(#idx) { ::core::option::Option::Some(#body) } else { ::core::option::Option::None }
+                }
+            });
+        }
     }
 
     // One enum per real oneof.
@@ -766,7 +804,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 variants.push(quote!(#[doc = #vd] #v(#sv<'a>)));
                 arms.push(quote! {
                     if let Some(rec) = self.rec.message(#idx) {
-                        return ::core::option::Option::Some(#oneof_ty::#v(#sv::from_record(rec)));
+                        return ::core::option::Option::Some(#oneof_ty::#v(#sv::__from_record(rec)));
                     }
                 });
             } else {
@@ -805,6 +843,15 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
     if m.map_entry {
         extra_items.push(map_entry_impl(model, names, m, &view));
+    } else {
+        extra_items.push(builder_item(
+            model,
+            names,
+            i,
+            m,
+            &getter_names,
+            &oneof_names,
+        ));
     }
 
     let prost_impl = if opts.prost && !m.map_entry {
@@ -841,12 +888,23 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             // decode.
             #[inline]
             pub fn decode(arena: &'a ::quarry_proto::Arena, input: &'a [u8]) -> ::core::result::Result<Self, ::quarry_proto::DecodeError> {
-                ::quarry_proto::decode(Self::TABLE, arena, input).map(Self::from_record)
+                ::quarry_proto::decode(Self::TABLE, arena, input).map(Self::__from_record)
             }
 
-            /// A view of `rec`, which must have been decoded as this type.
+            /// A view of `rec`, or `None` when its fields cannot be this
+            /// type's (a field index the type lacks, or a value of another
+            /// kind than the field's; nested messages are not looked at).
+            /// Records of two types with the same fields pass for each other.
             #[inline]
-            pub fn from_record(rec: ::quarry_proto::Record<'a>) -> Self {
+            pub fn from_record(rec: ::quarry_proto::Record<'a>) -> ::core::option::Option<Self> {
+                Self::TABLE.holds(rec).then_some(Self { rec })
+            }
+
+            /// A view of `rec`, which generated code knows to be of this
+            /// type (not checked).
+            #[doc(hidden)]
+            #[inline]
+            pub fn __from_record(rec: ::quarry_proto::Record<'a>) -> Self {
                 Self { rec }
             }
 
@@ -962,7 +1020,7 @@ fn prost_conversion(
                 };
                 let ev = format_ident!("{}View", names.msg[f.sub as usize]);
                 if vf.kind == Kind::Enum {
-                    quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::from_record(rec); let k = e.key(); (#k, #v) }).collect())
+                    quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::__from_record(rec); let k = e.key(); (#k, #v) }).collect())
                 } else if k.to_string() == "k" && v.to_string() == "v" {
                     // Scalar keys and values are prost's own types: a
                     // `map` of the pair to itself is clippy's `map_identity`.
@@ -1062,6 +1120,250 @@ fn prost_conversion(
             pub fn to_prost(self) -> #ty_path {
                 #ty_path { #(#inits),* }
             }
+        }
+    }
+}
+
+/// A Rust value `v` of scalar kind `kind` (an enum's: anything
+/// `Into<i32>`) as the builder stores it (see `Record::scalar`).
+fn norm(kind: Kind, v: TokenStream) -> TokenStream {
+    match kind {
+        Kind::Int32 | Kind::SInt32 | Kind::SFixed32 => quote!((#v) as i64 as u64),
+        Kind::Enum => quote!(::core::convert::Into::<i32>::into(#v) as i64 as u64),
+        Kind::Int64 | Kind::SInt64 | Kind::SFixed64 => quote!((#v) as u64),
+        Kind::UInt32 | Kind::Fixed32 | Kind::Bool => quote!(u64::from(#v)),
+        Kind::Float => quote!(u64::from((#v).to_bits())),
+        Kind::Double => quote!((#v).to_bits()),
+        _ => v,
+    }
+}
+
+/// The Rust type a setter of a value of `f` takes (an enum's: a type
+/// parameter `V: Into<i32>` named `param`).
+fn set_type(names: &Names, f: &Fld, param: &TokenStream) -> TokenStream {
+    match f.kind {
+        Kind::String => quote!(&'a str),
+        Kind::Bytes => quote!(&'a [u8]),
+        Kind::Message | Kind::Group => {
+            let v = format_ident!("{}View", names.msg[f.sub as usize]);
+            quote!(#v<'a>)
+        }
+        Kind::Enum => param.clone(),
+        kind => scalar_type(kind),
+    }
+}
+
+/// A map entry's key or value `v` of field `f` as a `MapValue`.
+fn map_value(f: &Fld, v: TokenStream) -> TokenStream {
+    match f.kind {
+        Kind::String => quote!(::quarry_proto::MapValue::Str(#v)),
+        Kind::Bytes => quote!(::quarry_proto::MapValue::Bytes(#v)),
+        Kind::Message | Kind::Group => quote!(::quarry_proto::MapValue::Message((#v).record())),
+        kind => {
+            let n = norm(kind, v);
+            quote!(::quarry_proto::MapValue::Scalar(#n))
+        }
+    }
+}
+
+/// `FooBuilder<'a>`: the typed builder of message `m` (not a map entry),
+/// over `::quarry_proto::RecordBuilder`.
+fn builder_item(
+    model: &Model,
+    names: &Names,
+    i: usize,
+    m: &Msg,
+    getter_names: &[String],
+    oneof_names: &[String],
+) -> TokenStream {
+    let base = &names.msg[i];
+    let view = format_ident!("{}View", base);
+    let builder = format_ident!("{}Builder", base);
+    let d = format!(
+        " Builds a `{}` in an arena: set fields, then `build` the \
+         [`{view}`] to read or encode. Setters hold strings, bytes and \
+         messages by reference; a set field set again is replaced, a oneof \
+         member set clears the others.",
+        m.full_name
+    );
+    let mut methods = Vec::new();
+    let enum_param = quote!(V);
+    for (j, f) in m.fields.iter().enumerate() {
+        let idx = Literal::u32_unsuffixed(j as u32);
+        let name = getter_names[j].trim_start_matches("r#");
+        let set = format_ident!("set_{}", name);
+        let clear = format_ident!("clear_{}", name);
+        let what = if f.extension.is_some() {
+            "extension"
+        } else {
+            "field"
+        };
+        let generics = if f.kind == Kind::Enum {
+            quote!(<V: ::core::convert::Into<i32>>)
+        } else {
+            quote!()
+        };
+        let entry = f
+            .kind
+            .is_message()
+            .then(|| &model.messages[f.sub as usize])
+            .filter(|e| e.map_entry && f.label == Label::Repeated);
+        let (doc, body, arg) = if let Some(entry) = entry {
+            let (kf, vf) = (&entry.fields[0], &entry.fields[1]);
+            let kt = set_type(names, kf, &enum_param);
+            let vt = set_type(names, vf, &enum_param);
+            let generics_v = if vf.kind == Kind::Enum {
+                quote!(<V: ::core::convert::Into<i32>>)
+            } else {
+                quote!()
+            };
+            let (kv, vv) = (map_value(kf, quote!(k)), map_value(vf, quote!(v)));
+            let doc = format!(
+                " Set map {what} `{}` = {} to `entries`, in their order (a key or value \
+                 equal to its default is left out of its entry, as prost does).",
+                f.name, f.number
+            );
+            methods.push(quote! {
+                #[doc = #doc]
+                pub fn #set #generics_v(&mut self, entries: impl ::core::iter::IntoIterator<Item = (#kt, #vt), IntoIter: ::core::iter::ExactSizeIterator>) -> &mut Self {
+                    self.b.set_map(#idx, entries.into_iter().map(|(k, v)| (#kv, #vv)));
+                    self
+                }
+            });
+            (String::new(), quote!(), quote!())
+        } else if f.label == Label::Repeated {
+            let t = set_type(names, f, &enum_param);
+            let call = match f.kind {
+                Kind::String => quote!(self.b.set_strs(#idx, values)),
+                Kind::Bytes => quote!(self.b.set_bytes_list(#idx, values)),
+                Kind::Message | Kind::Group => {
+                    quote!(self.b.set_messages(#idx, values.into_iter().map(|v| v.record())))
+                }
+                Kind::UInt64 | Kind::Fixed64 => quote!(self.b.set_scalars(#idx, values)),
+                Kind::UInt32 | Kind::Fixed32 | Kind::Bool => {
+                    quote!(self.b.set_scalars(#idx, values.into_iter().map(u64::from)))
+                }
+                kind => {
+                    let n = norm(kind, quote!(v));
+                    quote!(self.b.set_scalars(#idx, values.into_iter().map(|v| #n)))
+                }
+            };
+            (
+                format!(
+                    " Set repeated {what} `{}` = {} to `values`.",
+                    f.name, f.number
+                ),
+                call,
+                quote!(values: impl ::core::iter::IntoIterator<Item = #t, IntoIter: ::core::iter::ExactSizeIterator>),
+            )
+        } else {
+            let t = set_type(names, f, &enum_param);
+            let call = match f.kind {
+                Kind::String => quote!(self.b.set_str(#idx, value)),
+                Kind::Bytes => quote!(self.b.set_bytes(#idx, value)),
+                Kind::Message | Kind::Group => quote!(self.b.set_message(#idx, value.record())),
+                kind => {
+                    let n = norm(kind, quote!(value));
+                    quote!(self.b.set_scalar(#idx, #n))
+                }
+            };
+            (
+                format!(" Set {what} `{}` = {}.", f.name, f.number),
+                call,
+                quote!(value: #t),
+            )
+        };
+        if !doc.is_empty() {
+            methods.push(quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #set #generics(&mut self, #arg) -> &mut Self {
+                    #body;
+                    self
+                }
+            });
+        }
+        let cd = format!(" Leave {what} `{}` unset.", f.name);
+        methods.push(quote! {
+            #[doc = #cd]
+            #[inline]
+            pub fn #clear(&mut self) -> &mut Self {
+                self.b.clear(#idx);
+                self
+            }
+        });
+    }
+    for (k, oneof) in m.oneofs.iter().enumerate() {
+        let clear = format_ident!("clear_{}", oneof_names[k].trim_start_matches("r#"));
+        let k = k as u16;
+        let cd = format!(" Leave every member of oneof `{oneof}` unset.");
+        methods.push(quote! {
+            #[doc = #cd]
+            #[inline]
+            pub fn #clear(&mut self) -> &mut Self {
+                self.b.clear_oneof(#k);
+                self
+            }
+        });
+    }
+    quote! {
+        #[doc = #d]
+        #[derive(Debug)]
+        pub struct #builder<'a> {
+            b: ::quarry_proto::RecordBuilder<'a>,
+        }
+
+        impl<'a> #builder<'a> {
+            /// An empty message, built in `arena`.
+            #[inline]
+            pub fn new(arena: &'a ::quarry_proto::Arena) -> Self {
+                Self { b: ::quarry_proto::RecordBuilder::new(arena, #view::TABLE) }
+            }
+
+            /// A message holding what `view` holds, unknown fields
+            /// included, to change and send: its top-level fields are
+            /// copied (references only), its strings, bytes and nested
+            /// messages shared.
+            #[inline]
+            pub fn from_view(arena: &'a ::quarry_proto::Arena, view: #view<'a>) -> Self {
+                Self { b: ::quarry_proto::RecordBuilder::from_record(arena, #view::TABLE, view.record()) }
+            }
+
+            /// The finished message, in the arena.
+            #[inline]
+            pub fn build(self) -> #view<'a> {
+                #view::__from_record(self.b.build())
+            }
+
+            /// `s` copied into the arena, to set a string that must
+            /// outlive its source.
+            #[inline]
+            pub fn copy_str(&self, s: &str) -> &'a str {
+                self.b.copy_str(s)
+            }
+
+            /// `b` copied into the arena, to set bytes that must outlive
+            /// their source.
+            #[inline]
+            pub fn copy_bytes(&self, b: &[u8]) -> &'a [u8] {
+                self.b.copy_bytes(b)
+            }
+
+            /// Add a field the schema does not know, after those added
+            /// before it.
+            #[inline]
+            pub fn push_unknown(&mut self, unknown: ::quarry_proto::UnknownField<'a>) -> &mut Self {
+                self.b.push_unknown(unknown);
+                self
+            }
+
+            /// The untyped builder underneath, for fields by index.
+            #[inline]
+            pub fn record_builder(&mut self) -> &mut ::quarry_proto::RecordBuilder<'a> {
+                &mut self.b
+            }
+
+            #(#methods)*
         }
     }
 }

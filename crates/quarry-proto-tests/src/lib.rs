@@ -43,6 +43,7 @@ pub mod pb {
 }
 
 pub mod samples;
+pub mod sends;
 pub mod variants;
 mod wire_edit;
 

@@ -422,3 +422,36 @@ fn an_owned_record_holds_at_most_one_and_a_half_times_what_it_wrote() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn building_and_encoding_a_sample_allocates_the_output_only() {
+    use quarry_proto_tests::sends::{self, Source};
+    let src = Source::new(50, 20);
+    for (name, _) in sends::NAMES {
+        let mut arena = Arena::new();
+        // The first build sizes the arena: then one chunk holds a build.
+        let want = sends::quarry_encode(name, &arena, &src);
+        let held = arena.stats().allocated_bytes;
+        arena.reset();
+        arena.reserve(held);
+        let (allocs, bytes) = quarry_testkit::count_allocs(|| {
+            std::hint::black_box(sends::quarry_encode(name, &arena, &src))
+        });
+        assert_eq!(allocs, 1, "{name}: build and encode into a reused arena");
+        assert_eq!(bytes, want);
+        // Into a caller's buffer with room: none.
+        let mut out = Vec::with_capacity(want.len());
+        arena.reset();
+        let view_allocs = quarry_testkit::count_allocs(|| match name {
+            "contact" => sends::quarry_contact(&arena).encode_into(&mut out),
+            "star" => sends::quarry_star(&arena).encode_into(&mut out),
+            "text_reply" => sends::quarry_text_reply(&arena, false).encode_into(&mut out),
+            "text_reply_quoted" => sends::quarry_text_reply(&arena, true).encode_into(&mut out),
+            "group_skdm" => sends::quarry_group_skdm(&arena, &src).encode_into(&mut out),
+            _ => sends::quarry_history(&arena, &src).encode_into(&mut out),
+        })
+        .0;
+        assert_eq!(view_allocs, 0, "{name}: into a buffer with room");
+        assert_eq!(out, want);
+    }
+}

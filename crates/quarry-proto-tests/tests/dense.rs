@@ -66,7 +66,7 @@ fn nested_dense_links_agree_with_prost_past_the_budget() {
                 let p = l.point().unwrap();
                 assert_eq!((p.x(), p.label(), p.color()), (9, "pq", Color::Blue));
             }
-            link = l.next_();
+            link = l.next();
         }
         assert_eq!(depth, levels);
         assert_eq!(view.encode(), bytes);

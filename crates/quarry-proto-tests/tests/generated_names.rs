@@ -43,7 +43,7 @@ fn keyword_and_method_named_fields_read_through_renamed_getters() {
         v.from_record_(),
         v.unknown_fields_(),
         v.default_(),
-        v.next_(),
+        v.next(),
     ];
     assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     // The view's own methods keep their names.

@@ -167,9 +167,9 @@ fn nesting_past_the_recursion_limit_decodes_every_level() {
         let root = decoder
             .decode(InnerView::TABLE, &arena, &input)
             .unwrap_or_else(|e| panic!("{levels}: {e}"));
-        let mut view = InnerView::from_record(root);
+        let mut view = InnerView::from_record(root).unwrap();
         let mut depth = 0;
-        while let Some(next) = view.next_() {
+        while let Some(next) = view.next() {
             view = next;
             depth += 1;
         }
@@ -425,7 +425,8 @@ fn more_items_than_the_default_need_input_bounded_options() {
         reserve: Reserve::Estimate,
     };
     let arena = Arena::new();
-    let view = All3View::from_record(bounded.decode(All3View::TABLE, &arena, &input).unwrap());
+    let view =
+        All3View::from_record(bounded.decode(All3View::TABLE, &arena, &input).unwrap()).unwrap();
     let theirs = quarry_proto_tests::pb::test3::All3::decode(&input[..]).unwrap();
     assert_eq!(view.r_int32().count(), N);
     assert_eq!(theirs.r_int32.len(), N);
@@ -452,7 +453,8 @@ fn more_arena_than_the_default_needs_input_bounded_options() {
         reserve: Reserve::Estimate,
     };
     let arena = Arena::new();
-    let view = All3View::from_record(bounded.decode(All3View::TABLE, &arena, &input).unwrap());
+    let view =
+        All3View::from_record(bounded.decode(All3View::TABLE, &arena, &input).unwrap()).unwrap();
     assert_eq!(view.r_inner().count(), N);
     let held = arena.stats().allocated_bytes;
     assert!(held > 64 << 20, "{held}");

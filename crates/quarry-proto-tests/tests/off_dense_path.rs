@@ -154,7 +154,7 @@ fn keeps_unlisted_color(link: LinkView<'_>) -> bool {
     link.point().is_some_and(|p| {
         p.unknown_fields()
             .any(|u| matches!(u, UnknownField::Raw { tag, .. } if tag >> 3 == 4))
-    }) || link.next_().is_some_and(keeps_unlisted_color)
+    }) || link.next().is_some_and(keeps_unlisted_color)
 }
 
 /// The failure when one side accepts what the other rejects: both results

@@ -27,7 +27,7 @@ fn expected(bytes: &[u8]) -> (String, String, String) {
 }
 
 fn read(rec: &OwnedRecord) -> (String, String, String) {
-    let m = MessageView::from_record(rec.get());
+    let m = MessageView::from_record(rec.get()).unwrap();
     let ext = m.extended_text_message().unwrap();
     let ctx = ext.context_info().unwrap();
     (
@@ -71,6 +71,7 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
         assert_eq!(read(&rec), want);
         // Strings borrow from the input: a zero-copy slice of it.
         let ext = MessageView::from_record(rec.get())
+            .unwrap()
             .extended_text_message()
             .unwrap();
         let text = rec.slice_bytes(ext.text().as_bytes());
@@ -78,7 +79,10 @@ fn an_owned_record_reads_the_same_on_another_thread_and_frees_everything() {
         assert_eq!(text, want.0.as_bytes());
         // `with` hands the closure the same record.
         let through_with = rec.with(|r| {
-            let ext = MessageView::from_record(r).extended_text_message().unwrap();
+            let ext = MessageView::from_record(r)
+                .unwrap()
+                .extended_text_message()
+                .unwrap();
             ext.text().to_owned()
         });
         assert_eq!(through_with, want.0);

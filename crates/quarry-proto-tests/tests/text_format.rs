@@ -206,7 +206,7 @@ fn views_debug_as_their_name_and_text_format() {
         "quarry.test3.Inner {\n  text: \"a\\nb\"\n  n: 5\n  next {\n    n: -1\n  }\n}"
     );
     // An absent message field is `None`; an empty message is its bare name.
-    assert_eq!(format!("{:?}", view.next_().unwrap().next_()), "None");
+    assert_eq!(format!("{:?}", view.next().unwrap().next()), "None");
     assert_eq!(
         format!("{:?}", InnerView::default()),
         "quarry.test3.Inner {}"

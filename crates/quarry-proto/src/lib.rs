@@ -35,6 +35,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod builder;
 mod decode;
 mod encode;
 mod float_text;
@@ -51,6 +52,7 @@ mod values;
 mod walk;
 pub mod wire;
 
+pub use builder::{MapValue, RecordBuilder};
 pub use decode::{
     ARENA_BYTES_CONST, ARENA_BYTES_PER_INPUT_BYTE, DEFAULT_OPTIONS, Decoder, ESTIMATE_BYTES_CONST,
     ESTIMATE_BYTES_PER_INPUT_BYTE, Reserve, arena_for, decode, decode_into, estimate_arena_bytes,

@@ -4,6 +4,8 @@
 //! may instead have one slot per field of its table, those the input did
 //! not set marked absent; readers see no difference.
 
+use crate::table::Kind;
+
 /// Marks a slot that holds an unknown field rather than a known one: the
 /// sort key of every unknown slot (see [`Slot::field`]), past every field
 /// index (a table has fewer than 2^29 fields).
@@ -363,6 +365,24 @@ impl<'a> Slot<'a> {
         match self.0 {
             Repr::Bytes(_, b) => Some(b),
             _ => None,
+        }
+    }
+
+    /// Whether a known field's slot holds a value a field of `kind`
+    /// (`repeated` or not) can hold. Single values are taken for either
+    /// (a repeated message field read once holds its one element); lists
+    /// only for repeated fields.
+    pub(crate) fn fits(&self, kind: Kind, repeated: bool) -> bool {
+        let text = matches!(kind, Kind::String | Kind::Bytes);
+        match self.val() {
+            Val::Scalar(_) => !text && !kind.is_message(),
+            Val::Scalars(_) => !text && !kind.is_message() && repeated,
+            Val::Str(_) | Val::Bytes(_) => text,
+            Val::Strs(_) | Val::BytesList(_) => text && repeated,
+            Val::Msg(_) => kind.is_message(),
+            Val::Msgs(_) => kind.is_message() && repeated,
+            Val::Absent => true,
+            Val::Raw(_) | Val::PackedRejects(_) => false,
         }
     }
 

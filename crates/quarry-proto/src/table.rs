@@ -47,6 +47,37 @@ impl MessageRef {
         &self.schema.messages[self.index as usize]
     }
 
+    /// Whether `record`'s own fields can be this message's: each known
+    /// field's index is one of the table's, and its value of the field's
+    /// kind (a string or bytes value for a `string` or `bytes` field, a
+    /// list for a repeated field, a message for a message field). Nested
+    /// messages are not looked at, and two types with the same fields
+    /// pass for each other: a record does not know its type.
+    ///
+    /// ```
+    /// use quarry_proto::{FieldTable, Kind, Label, MessageRef, MessageTable, Schema};
+    /// static A: [FieldTable; 1] = [FieldTable::new(1, "id", "id", Kind::UInt64, Label::Implicit)];
+    /// static B: [FieldTable; 1] = [FieldTable::new(1, "s", "s", Kind::String, Label::Implicit)];
+    /// static M: [MessageTable; 2] = [MessageTable::new("t.A", &A, &[]), MessageTable::new("t.B", &B, &[])];
+    /// static S: Schema = Schema { messages: &M, enums: &[] };
+    /// let arena = quarry_core::Arena::new();
+    /// let a = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x07])?;
+    /// assert!(MessageRef::new(&S, 0).holds(a));
+    /// assert!(!MessageRef::new(&S, 1).holds(a));
+    /// # Ok::<(), quarry_core::DecodeError>(())
+    /// ```
+    pub fn holds(self, record: crate::Record<'_>) -> bool {
+        let fields = self.table().fields;
+        record.present().all(|slot| {
+            if slot.field() == crate::record::UNKNOWN {
+                return true;
+            }
+            fields
+                .get(slot.word() as usize)
+                .is_some_and(|f| slot.fits(f.kind, f.label == Label::Repeated))
+        })
+    }
+
     /// The message type of field `field` (an index into the table's
     /// fields), if it is a message or group field.
     pub fn sub_message(self, field: &FieldTable) -> MessageRef {

@@ -160,7 +160,7 @@ fn main() {
         );
         if sample.root == Root::HistorySync {
             // Typed access: the generated view's getters.
-            let history = HistorySyncView::from_record(record);
+            let history = HistorySyncView::from_record(record).expect("a HistorySync record");
             let messages: usize = history.conversations().map(|c| c.messages().len()).sum();
             let first = history.conversations().next().map(|c| c.id());
             println!(

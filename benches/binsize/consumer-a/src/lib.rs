@@ -60,7 +60,7 @@ mod imp {
     pub fn on_sync(bytes: &[u8]) -> Option<u64> {
         let arena = Arena::new();
         let s = wa::SyncActionDataView::decode(&arena, bytes).ok()?;
-        let mut n = Wrapping(s.index_().len() as u64);
+        let mut n = Wrapping(s.index().len() as u64);
         n += s.version() as u64;
         if let Some(v) = s.value() {
             n += v.timestamp() as u64;
