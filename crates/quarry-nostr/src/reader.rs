@@ -232,9 +232,7 @@ impl<'a> Reader<'a> {
         // One validation pass for the whole input: every string slice taken
         // later is then a `&str` without a check of its own, and structure
         // outside strings is ASCII anyway.
-        let src = std::str::from_utf8(input).map_err(|e| DecodeError::InvalidUtf8 {
-            offset: e.valid_up_to(),
-        })?;
+        let src = std::str::from_utf8(input).map_err(|_| DecodeError::invalid_utf8(0, input))?;
         Ok(Self {
             src,
             b: input,
