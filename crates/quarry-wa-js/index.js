@@ -73,6 +73,16 @@ let input;
 let tape;
 let at;
 let strBase;
+// The input and the string area as latin1 JavaScript strings, made on first
+// use: each call into the runtime to make a string costs about as much as
+// the rest of a small stanza's decode, so a small stanza makes one (or two)
+// and cuts its ASCII strings longer than eight characters out with
+// `substring`. Only for inputs and
+// string areas up to WHOLE_TEXT_MAX bytes: longer ones are mostly payload,
+// and V8's substrings of 13 characters or more keep their parent alive.
+let inputText;
+let stringsText;
+const WHOLE_TEXT_MAX = 512;
 
 function asciiText(src, start, len) {
   if (len <= 8) {
@@ -95,13 +105,23 @@ function readStr() {
   }
   let off = tape[at++];
   const len = w & STR_LEN_MASK;
-  let src = input;
-  if (w < STR_INPUT) {
-    src = mem;
-    off += strBase;
+  if (w & STR_NON_ASCII) {
+    return w < STR_INPUT ? mem.utf8Slice(off + strBase, off + strBase + len) : input.utf8Slice(off, off + len);
   }
-  if (w & STR_NON_ASCII) return src.utf8Slice(off, off + len);
-  return asciiText(src, off, len);
+  // Up to 8 characters a loop in JavaScript is cheaper than any string the
+  // runtime makes.
+  if (len <= 8) return w >= STR_INPUT ? asciiText(input, off, len) : asciiText(mem, off + strBase, len);
+  if (w >= STR_INPUT) {
+    if (inputText === undefined) {
+      inputText = input.length <= WHOLE_TEXT_MAX ? input.latin1Slice(0, input.length) : null;
+    }
+    return inputText === null ? asciiText(input, off, len) : inputText.substring(off, off + len);
+  }
+  if (stringsText === undefined) {
+    const n = wasm.qw_strings_len();
+    stringsText = n <= WHOLE_TEXT_MAX ? mem.latin1Slice(strBase, strBase + n) : null;
+  }
+  return stringsText === null ? asciiText(mem, off + strBase, len) : stringsText.substring(off, off + len);
 }
 
 function readNode() {
@@ -179,8 +199,12 @@ export function decodeDecompressedBinaryNode(buf) {
   tape = words;
   at = tapePtr >>> 2;
   strBase = tape[at - 1];
+  inputText = undefined;
+  stringsText = undefined;
   const node = readNode();
   input = undefined;
+  inputText = undefined;
+  stringsText = undefined;
   return node;
 }
 
