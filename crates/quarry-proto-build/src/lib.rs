@@ -14,20 +14,34 @@
 //! - optionally `to_prost()` conversions to the owned types prost-build
 //!   generates for the same files, behind a feature of the consuming crate.
 //!
+//! The generated file holds the tables (`SCHEMA`) and one module per
+//! protobuf package, nested as the package's name is (`foo.bar` in
+//! `foo::bar`), so adding a file of another package renames nothing.
 //! Views, oneof enums and Rust enums are named after the message's path in
 //! its package, flattened: `Outer.Inner` becomes `OuterInnerView`, a oneof
 //! `kind` of `Outer` becomes `OuterKindOneof` (`OuterKindOneof2` when an
 //! enum of the schema or an earlier oneof has that name). Comments of the
 //! `.proto` file become the items' documentation.
 //!
+//! As prost-build's `Config`, a [`Builder`] maps packages or types to
+//! other crates instead of generating them ([`Builder::extern_path`]; the
+//! well-known types map to `quarry_proto::well_known` by default), puts
+//! attributes on types and fields ([`Builder::type_attribute`],
+//! [`Builder::field_attribute`]), takes a `FileDescriptorSet` as input
+//! ([`Builder::descriptor_set_file`]), and prints
+//! `cargo:rerun-if-changed` for every file it reads, imports included.
+//!
 //! ```no_run
-//! // build.rs
+//! // build.rs (chat.proto says `package chat.v1;`)
 //! quarry_proto_build::Builder::new()
 //!     .file("proto/chat.proto")
 //!     .include("proto")
+//!     .extern_path(".common", "::common_proto::common")
+//!     .type_attribute(".chat.v1.Message", "#[doc(alias = \"msg\")]")
 //!     .compile("chat.rs")
 //!     .unwrap();
-//! // lib.rs: mod chat { include!(concat!(env!("OUT_DIR"), "/chat.rs")); }
+//! // lib.rs: mod pb { include!(concat!(env!("OUT_DIR"), "/chat.rs")); }
+//! //         use pb::chat::v1::MessageView;
 //! ```
 //!
 //! [`load`] builds the same tables at run time (for tools such as the
