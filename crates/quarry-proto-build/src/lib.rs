@@ -340,14 +340,17 @@ impl Builder {
     /// into protox (`google/protobuf/*.proto` when no include directory
     /// holds them) are not on disk and not listed.
     pub fn inputs(&self) -> Result<Vec<PathBuf>, Error> {
-        let c = self.compiler()?;
+        Ok(self.inputs_of(&self.compiler()?))
+    }
+
+    fn inputs_of(&self, c: &protox::Compiler) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self
             .descriptor_sets
             .iter()
             .filter_map(|(_, p)| p.clone())
             .collect();
         out.extend(c.files().filter_map(|f| f.path().map(Path::to_path_buf)));
-        Ok(out)
+        out
     }
 
     fn options(&self) -> Result<codegen::Options, Error> {
@@ -392,11 +395,18 @@ impl Builder {
     /// files without a package at the top).
     pub fn generate(&self) -> Result<String, Error> {
         let opts = self.options()?;
-        let compiler = self.compiler()?;
+        self.generate_with(&self.compiler()?, &opts)
+    }
+
+    fn generate_with(
+        &self,
+        compiler: &protox::Compiler,
+        opts: &codegen::Options,
+    ) -> Result<String, Error> {
         let pool = compiler.descriptor_pool();
         let model = model::Model::from_pool(&pool);
         let sources: Vec<String> = pool.files().map(|f| f.name().to_string()).collect();
-        let tokens = codegen::generate(&model, &opts);
+        let tokens = codegen::generate(&model, opts);
         let file: syn::File = syn::parse2(tokens)
             .map_err(|e| Error(format!("generated code does not parse: {e}")))?;
         let mut text = format!(
@@ -420,8 +430,11 @@ impl Builder {
         let out = std::env::var_os("OUT_DIR")
             .ok_or_else(|| Error("OUT_DIR is not set (not in a build script?)".into()))?;
         let path = PathBuf::from(out).join(name);
-        self.write_to(&path)?;
-        for f in self.inputs()? {
+        // One protox compile for the code and the list of files it read.
+        let opts = self.options()?;
+        let compiler = self.compiler()?;
+        write(&path, &self.generate_with(&compiler, &opts)?)?;
+        for f in self.inputs_of(&compiler) {
             println!("cargo:rerun-if-changed={}", f.display());
         }
         Ok(path)
@@ -429,9 +442,12 @@ impl Builder {
 
     /// Generate into `path`.
     pub fn write_to(&self, path: &Path) -> Result<(), Error> {
-        let text = self.generate()?;
-        std::fs::write(path, text).map_err(|e| Error(format!("writing {}: {e}", path.display())))
+        write(path, &self.generate()?)
     }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(|e| Error(format!("writing {}: {e}", path.display())))
 }
 
 /// `text` through `rustfmt`, if it runs.
