@@ -28,13 +28,18 @@ fn main() {
     tests.compile("test_views.rs").expect("generate test views");
     prost(&tests, &out.join("prost_tests"));
 
+    quarry_proto_build::Builder::new()
+        .file("proto/ext/order.proto")
+        .include("proto/ext")
+        .extern_path(".quarry.shared", "crate::hand::shared")
+        .type_attribute(".quarry.order.Order", "#[doc(alias = \"purchase\")]")
+        .field_attribute(".quarry.order.Order.note", "#[must_use]")
+        .compile("ext_views.rs")
+        .expect("generate the extern-path views");
+
     let wa_dir = waproto_src().expect("waproto's package (cargo metadata)");
     // Where whatsapp.proto is, for tests that hand the file to the CLI.
     println!("cargo:rustc-env=QUARRY_WA_PROTO_DIR={}", wa_dir.display());
-    println!(
-        "cargo:rerun-if-changed={}",
-        wa_dir.join("whatsapp.proto").display()
-    );
     let wa = quarry_proto_build::Builder::new()
         .file(wa_dir.join("whatsapp.proto"))
         .include(&wa_dir)

@@ -3,7 +3,7 @@
 //! message; see `quarry_fuzz::proto::check`.
 #![no_main]
 
-use quarry_proto_tests::views::{All2View, All3View};
+use quarry_proto_tests::views::{quarry::test2::All2View, quarry::test3::All3View};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     if let Some((&schema, message)) = data.split_first() {

@@ -324,7 +324,7 @@ pub fn prost_map_get(m: &MapInput) -> usize {
 
 /// quarry: decode into a reused arena, then reset.
 pub fn quarry_map_decode(arena: &mut Arena, m: &MapInput) -> usize {
-    let n = views::All3View::decode(arena, &m.bytes)
+    let n = views::quarry::test3::All3View::decode(arena, &m.bytes)
         .unwrap()
         .m_str()
         .len();
@@ -334,7 +334,7 @@ pub fn quarry_map_decode(arena: &mut Arena, m: &MapInput) -> usize {
 
 /// quarry: decode into a reused arena, iterate the map once, reset.
 pub fn quarry_map_iter(arena: &mut Arena, m: &MapInput) -> usize {
-    let v = views::All3View::decode(arena, &m.bytes).unwrap();
+    let v = views::quarry::test3::All3View::decode(arena, &m.bytes).unwrap();
     let n = v.m_str().map(|(k, v)| k.len() ^ v.len()).sum();
     arena.reset();
     n
@@ -342,7 +342,7 @@ pub fn quarry_map_iter(arena: &mut Arena, m: &MapInput) -> usize {
 
 /// quarry: decode into a reused arena, look up every probe, reset.
 pub fn quarry_map_get(arena: &mut Arena, m: &MapInput) -> usize {
-    let v = views::All3View::decode(arena, &m.bytes).unwrap();
+    let v = views::quarry::test3::All3View::decode(arena, &m.bytes).unwrap();
     let map = v.m_str();
     let n = m
         .probes

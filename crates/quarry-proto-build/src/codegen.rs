@@ -21,6 +21,47 @@ pub(crate) struct Options {
     pub prost_feature: String,
     /// Emit prost conversions at all.
     pub prost: bool,
+    /// Protobuf path (leading dot) -> Rust path of types not generated.
+    pub extern_paths: Vec<(String, String)>,
+    /// Protobuf path pattern -> attributes for matching types.
+    pub type_attributes: Vec<(String, TokenStream)>,
+    /// Protobuf path pattern -> attributes for matching fields' getters
+    /// and enum values' variants.
+    pub field_attributes: Vec<(String, TokenStream)>,
+}
+
+/// Every attribute of `list` whose pattern matches `full` (leading dot),
+/// in the order they were given.
+fn attrs_for(list: &[(String, TokenStream)], full: &str) -> TokenStream {
+    let found = list
+        .iter()
+        .filter(|(p, _)| crate::paths::matches(p, full))
+        .map(|(_, a)| a);
+    quote!(#(#found)*)
+}
+
+/// `.pkg.Local.Path`: a type's fully qualified protobuf path.
+fn proto_path(package: &str, local: &[String]) -> String {
+    let mut s = String::new();
+    for part in package.split('.').filter(|p| !p.is_empty()) {
+        s.push('.');
+        s.push_str(part);
+    }
+    for part in local {
+        s.push('.');
+        s.push_str(part);
+    }
+    s
+}
+
+/// The Rust module path of protobuf package `package`, from the
+/// generated file's top (`foo.bar` -> `foo::bar`).
+fn module_of(package: &str) -> Vec<String> {
+    package
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .map(prost_snake)
+        .collect()
 }
 
 /// Methods every view has, its own and those of the traits it derives
@@ -75,54 +116,134 @@ fn doc(summary: &str, comment: &str) -> TokenStream {
 }
 
 struct Names {
-    /// Base name (no `View`) per message.
+    /// Base name (no `View`) per message, in its package's module.
     msg: Vec<String>,
-    /// Rust enum name per enum.
+    /// Rust enum name per enum, in its package's module.
     enm: Vec<String>,
     /// Rust enum name per oneof, per message.
     oneof: Vec<Vec<String>>,
+    /// Module path per message (its package's).
+    msg_module: Vec<Vec<String>>,
+    /// Module path per enum (its package's).
+    enm_module: Vec<Vec<String>>,
+    /// The Rust path of a message's base name (`View` appended for the
+    /// view) when an extern path maps it, per message.
+    msg_extern: Vec<Option<String>>,
+    /// The Rust path of an enum an extern path maps, per enum.
+    enm_extern: Vec<Option<String>>,
+    /// The module of the package being generated, which paths to other
+    /// types are relative to.
+    here: std::cell::RefCell<Vec<String>>,
+}
+
+impl Names {
+    /// `super::` up to the generated file's top from the current module.
+    fn root(&self) -> TokenStream {
+        let ups = self
+            .here
+            .borrow()
+            .iter()
+            .map(|_| quote!(super::))
+            .collect::<Vec<_>>();
+        quote!(#(#ups)*)
+    }
+
+    /// A path from the current module to `name` in module `module`.
+    fn relative(&self, module: &[String], name: &str) -> TokenStream {
+        let item = ident(name);
+        if *self.here.borrow() == module {
+            return quote!(#item);
+        }
+        let root = self.root();
+        let mods = module.iter().map(|m| ident(m));
+        quote!(#root #(#mods::)* #item)
+    }
+
+    /// The view type of message `sub`, as a path from the current module.
+    fn view(&self, sub: u32) -> TokenStream {
+        let sub = sub as usize;
+        match &self.msg_extern[sub] {
+            Some(base) => path(&format!("{base}View")),
+            None => self.relative(&self.msg_module[sub], &format!("{}View", self.msg[sub])),
+        }
+    }
+
+    /// The Rust enum of enum `sub`, as a path from the current module.
+    fn enum_ty(&self, sub: u32) -> TokenStream {
+        let sub = sub as usize;
+        match &self.enm_extern[sub] {
+            Some(p) => path(p),
+            None => self.relative(&self.enm_module[sub], &self.enm[sub]),
+        }
+    }
 }
 
 fn camel_path(parts: &[String]) -> String {
     parts.iter().map(|p| p.to_upper_camel_case()).collect()
 }
 
-fn assign_names(model: &Model) -> Names {
-    let mut taken: HashSet<String> = HashSet::new();
-    // A message takes its view's and its builder's names, an enum its
-    // own: all free, or the name is qualified with the package.
-    let mut pick = |package: &str, local: &[String], suffixes: &[&str]| {
-        let base = camel_path(local);
-        let mut free = |name: &str| {
-            let all: Vec<String> = suffixes.iter().map(|s| format!("{name}{s}")).collect();
-            let ok = all.iter().all(|n| !taken.contains(n));
-            if ok {
-                taken.extend(all);
-            }
-            ok
-        };
-        let mut name = sanitize(&base);
-        if !free(&name) {
-            let qualified = package.replace('.', "_").to_upper_camel_case();
-            name = format!("{qualified}{base}");
-            let mut n = 2;
-            while !free(&name) {
-                name = format!("{qualified}{base}{n}");
-                n += 1;
-            }
-        }
-        name
-    };
-    let msg = model
+fn assign_names(model: &Model, opts: &Options) -> Names {
+    let msg_extern: Vec<Option<String>> = model
         .messages
         .iter()
-        .map(|m| pick(&m.package, &m.local_path, &["View", "Builder"]))
+        .map(|m| crate::paths::extern_base(&opts.extern_paths, &m.package, &m.local_path))
         .collect();
-    let enm = model
+    let enm_extern: Vec<Option<String>> = model
         .enums
         .iter()
-        .map(|e| pick(&e.package, &e.local_path, &[""]))
+        .map(|e| crate::paths::extern_base(&opts.extern_paths, &e.package, &e.local_path))
         .collect();
+    // Names are taken per package (each has its own module), so a file
+    // of another package never renames a type. Inside a package, names
+    // flattened from nested types can meet (`Outer.Inner` and a message
+    // `OuterInner`): types of outer levels pick first, and a later one
+    // that meets a taken name gets a number.
+    let mut taken: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut msg = vec![String::new(); model.messages.len()];
+    let mut enm = vec![String::new(); model.enums.len()];
+    // (depth, is enum, index), in the schema's order within a depth.
+    let mut order: Vec<(usize, bool, usize)> = model
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| msg_extern[*i].is_none())
+        .map(|(i, m)| (m.local_path.len(), false, i))
+        .chain(
+            model
+                .enums
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| enm_extern[*i].is_none())
+                .map(|(i, e)| (e.local_path.len(), true, i)),
+        )
+        .collect();
+    order.sort_by_key(|&(depth, _, _)| depth);
+    for (_, is_enum, i) in order {
+        let (package, local) = if is_enum {
+            (&model.enums[i].package, &model.enums[i].local_path)
+        } else {
+            (&model.messages[i].package, &model.messages[i].local_path)
+        };
+        let suffixes: &[&str] = if is_enum { &[""] } else { &["View", "Builder"] };
+        let taken = taken.entry(package.clone()).or_default();
+        let base = sanitize(&camel_path(local));
+        let mut name = base.clone();
+        let mut n = 2;
+        loop {
+            let all: Vec<String> = suffixes.iter().map(|s| format!("{name}{s}")).collect();
+            if all.iter().all(|a| !taken.contains(a)) {
+                taken.extend(all);
+                break;
+            }
+            name = format!("{}{n}", base.trim_start_matches("r#"));
+            n += 1;
+        }
+        if is_enum {
+            enm[i] = name;
+        } else {
+            msg[i] = name;
+        }
+    }
     // Oneof enums are named after their message's view and the oneof, so
     // they can meet a schema's enum (`Foo.kind` and an enum `FooKindOneof`)
     // or each other (`Foo.a_b` and `FooA.b`). The schema's names were
@@ -132,6 +253,10 @@ fn assign_names(model: &Model) -> Names {
         .iter()
         .zip(&msg)
         .map(|(m, base)| {
+            if base.is_empty() {
+                return Vec::new();
+            }
+            let taken = taken.entry(m.package.clone()).or_default();
             m.oneofs
                 .iter()
                 .map(|o| {
@@ -147,7 +272,20 @@ fn assign_names(model: &Model) -> Names {
                 .collect()
         })
         .collect();
-    Names { msg, enm, oneof }
+    Names {
+        msg,
+        enm,
+        oneof,
+        msg_module: model
+            .messages
+            .iter()
+            .map(|m| module_of(&m.package))
+            .collect(),
+        enm_module: model.enums.iter().map(|e| module_of(&e.package)).collect(),
+        msg_extern,
+        enm_extern,
+        here: Default::default(),
+    }
 }
 
 /// Rust variant names of an enum's declared values (first name per
@@ -185,7 +323,7 @@ fn variant_names(e: &Enm) -> Vec<(String, i32, String, String)> {
 }
 
 pub(crate) fn generate(model: &Model, opts: &Options) -> TokenStream {
-    let names = assign_names(model);
+    let names = assign_names(model, opts);
     let mut items = Vec::new();
 
     // Tables.
@@ -241,26 +379,96 @@ pub(crate) fn generate(model: &Model, opts: &Options) -> TokenStream {
         });
     }
     let schema_doc = doc(
-        "Decode tables of every message and enum of this schema, shared by all views.",
+        "Decode tables of every message and enum of this schema (those of \
+         types that extern paths map included), shared by all views.",
         "",
     );
-    items.push(quote! {
-        #schema_doc
-        pub static SCHEMA: ::quarry_proto::Schema = ::quarry_proto::Schema {
-            messages: &MESSAGES,
-            enums: &ENUMS,
-        };
-        static MESSAGES: [::quarry_proto::MessageTable; #n_msgs] = [#(#msg_tables),*];
-        static ENUMS: [::quarry_proto::EnumTable; #n_enums] = [#(#enum_tables),*];
-    });
 
+    // Each package's items, in its module.
+    let mut modules: std::collections::BTreeMap<Vec<String>, Vec<TokenStream>> =
+        std::collections::BTreeMap::new();
     for (i, e) in model.enums.iter().enumerate() {
-        items.push(enum_item(e, &names.enm[i]));
+        if names.enm_extern[i].is_some() {
+            continue;
+        }
+        *names.here.borrow_mut() = names.enm_module[i].clone();
+        let item = enum_item(e, &names.enm[i], opts);
+        modules
+            .entry(names.enm_module[i].clone())
+            .or_default()
+            .push(item);
     }
     for (i, m) in model.messages.iter().enumerate() {
-        items.push(view_item(model, &names, i, m, opts));
+        if names.msg_extern[i].is_some() {
+            continue;
+        }
+        *names.here.borrow_mut() = names.msg_module[i].clone();
+        let item = view_item(model, &names, i, m, opts);
+        modules
+            .entry(names.msg_module[i].clone())
+            .or_default()
+            .push(item);
     }
-    quote!(#(#items)*)
+    // The package name of each module path, for its documentation.
+    let mut packages: HashMap<Vec<String>, String> = HashMap::new();
+    for p in model
+        .messages
+        .iter()
+        .map(|m| &m.package)
+        .chain(model.enums.iter().map(|e| &e.package))
+    {
+        packages.insert(module_of(p), p.clone());
+    }
+    let top = nest(&[], &mut modules, &packages);
+    quote! {
+        #schema_doc
+        pub static SCHEMA: ::quarry_proto::Schema = ::quarry_proto::Schema {
+            messages: &__tables::MESSAGES,
+            enums: &__tables::ENUMS,
+        };
+        /// The tables [`SCHEMA`] lists.
+        mod __tables {
+            #(#items)*
+            pub(super) static MESSAGES: [::quarry_proto::MessageTable; #n_msgs] = [#(#msg_tables),*];
+            pub(super) static ENUMS: [::quarry_proto::EnumTable; #n_enums] = [#(#enum_tables),*];
+        }
+        #top
+    }
+}
+
+/// The items of module `at` and, nested, the modules under it.
+fn nest(
+    at: &[String],
+    modules: &mut std::collections::BTreeMap<Vec<String>, Vec<TokenStream>>,
+    packages: &HashMap<Vec<String>, String>,
+) -> TokenStream {
+    let own = modules.remove(at).unwrap_or_default();
+    let children: Vec<String> = {
+        let mut c: Vec<String> = modules
+            .keys()
+            .filter(|k| k.len() > at.len() && k.starts_with(at))
+            .map(|k| k[at.len()].clone())
+            .collect();
+        c.dedup();
+        c
+    };
+    let subs = children.iter().map(|c| {
+        let mut path = at.to_vec();
+        path.push(c.clone());
+        let inner = nest(&path, modules, packages);
+        let d = match packages.get(&path) {
+            Some(p) => format!(" Package `{p}`."),
+            None => format!(" Packages under `{}`.", path.join(".")),
+        };
+        let name = ident(c);
+        quote! {
+            #[doc = #d]
+            pub mod #name {
+                #inner
+            }
+        }
+    });
+    quote!(#(#own)* #(#subs)*)
 }
 
 fn field_table(f: &Fld) -> TokenStream {
@@ -311,8 +519,10 @@ fn field_table(f: &Fld) -> TokenStream {
     }
 }
 
-fn enum_item(e: &Enm, name: &str) -> TokenStream {
+fn enum_item(e: &Enm, name: &str, opts: &Options) -> TokenStream {
     let ty = ident(name);
+    let full_path = proto_path(&e.package, &e.local_path);
+    let ta = attrs_for(&opts.type_attributes, &full_path);
     let variants = variant_names(e);
     let summary = format!(
         "Enum `{}` ({}).",
@@ -327,7 +537,8 @@ fn enum_item(e: &Enm, name: &str) -> TokenStream {
     let decl = variants.iter().map(|(v, n, proto_name, vdoc)| {
         let v = ident(v);
         let d = doc(&format!("`{proto_name}` = {n}."), vdoc);
-        quote!(#d #v = #n)
+        let fa = attrs_for(&opts.field_attributes, &format!("{full_path}.{proto_name}"));
+        quote!(#d #fa #v = #n)
     });
     let from = variants.iter().map(|(v, n, _, _)| {
         let v = ident(v);
@@ -349,6 +560,7 @@ fn enum_item(e: &Enm, name: &str) -> TokenStream {
     quote! {
         #d
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #ta
         #[repr(i32)]
         #[allow(clippy::enum_variant_names)] // names come from the schema
         pub enum #ty {
@@ -442,7 +654,7 @@ struct Getter {
 
 fn enum_fallback(model: &Model, names: &Names, f: &Fld) -> (TokenStream, bool) {
     let e = &model.enums[f.sub as usize];
-    let ty = ident(&names.enm[f.sub as usize]);
+    let ty = names.enum_ty(f.sub);
     let default = match f.default {
         Def::Scalar(v) => v as i64 as i32,
         _ => 0,
@@ -464,7 +676,7 @@ fn singular_getter(model: &Model, names: &Names, f: &Fld, idx: &Literal) -> Gett
 fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStream) -> Getter {
     match f.kind {
         Kind::Message | Kind::Group => {
-            let v = format_ident!("{}View", names.msg[f.sub as usize]);
+            let v = names.view(f.sub);
             Getter {
                 ty: quote!(::core::option::Option<#v<'a>>),
                 body: quote!(#rec.message(#idx).map(#v::__from_record)),
@@ -491,7 +703,7 @@ fn getter_on(model: &Model, names: &Names, f: &Fld, idx: &Literal, rec: TokenStr
             }
         }
         Kind::Enum => {
-            let ty = ident(&names.enm[f.sub as usize]);
+            let ty = names.enum_ty(f.sub);
             let (fallback, closed) = enum_fallback(model, names, f);
             let d = def_u64(f);
             if closed {
@@ -604,7 +816,7 @@ fn map_entry_impl(model: &Model, names: &Names, m: &Msg, view: &proc_macro2::Ide
         _ => kt.clone(),
     };
     let (vt, vb) = if m.fields[1].kind.is_message() {
-        let sv = format_ident!("{}View", names.msg[m.fields[1].sub as usize]);
+        let sv = names.view(m.fields[1].sub);
         (
             quote!(#sv<'a>),
             quote!(self.rec.message(1).map(#sv::__from_record).unwrap_or_default()),
@@ -641,6 +853,9 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
     let base = &names.msg[i];
     let view = format_ident!("{}View", base);
     let index = i as u32;
+    let root = names.root();
+    let full_path = proto_path(&m.package, &m.local_path);
+    let type_attrs = attrs_for(&opts.type_attributes, &full_path);
     let kind_word = if m.map_entry { "Map entry" } else { "Message" };
     let d = doc(
         &format!(
@@ -679,12 +894,19 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             }
         );
         let fd = doc(&summary, &f.doc);
+        let field_path = match &f.extension {
+            // An extension's path is its own full name.
+            Some(_) => format!(".{}", f.name.trim_start_matches('[').trim_end_matches(']')),
+            None => format!("{full_path}.{}", f.name),
+        };
+        let fa = attrs_for(&opts.field_attributes, &field_path);
+        let fd = quote!(#fd #fa);
         if f.label == Label::Repeated {
             let sub_entry = f.kind.is_message() && model.messages[f.sub as usize].map_entry;
             let (ty, body) = if sub_entry {
                 // Each key once, with `get` (`::quarry_proto::MapIter`,
                 // over the entry view's `MapEntry` implementation).
-                let ev = format_ident!("{}View", names.msg[f.sub as usize]);
+                let ev = names.view(f.sub);
                 (
                     quote!(::quarry_proto::MapIter<'a, #ev<'a>>),
                     quote!(::quarry_proto::MapIter::new(self.rec, #idx)),
@@ -692,7 +914,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             } else {
                 match f.kind {
                     Kind::Message | Kind::Group => {
-                        let v = format_ident!("{}View", names.msg[f.sub as usize]);
+                        let v = names.view(f.sub);
                         (
                             quote!(impl ::core::iter::ExactSizeIterator<Item = #v<'a>> + ::core::iter::DoubleEndedIterator + 'a),
                             quote!(self.rec.messages(#idx).map(#v::__from_record)),
@@ -701,7 +923,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                     Kind::String => (quote!(&'a [&'a str]), quote!(self.rec.strs(#idx))),
                     Kind::Bytes => (quote!(&'a [&'a [u8]]), quote!(self.rec.bytes_list(#idx))),
                     Kind::Enum => {
-                        let ty = ident(&names.enm[f.sub as usize]);
+                        let ty = names.enum_ty(f.sub);
                         let (fallback, closed) = enum_fallback(model, names, f);
                         if closed {
                             (
@@ -800,7 +1022,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             let gt = singular_getter(model, names, f, &idx);
             let vd = format!(" Field `{}` = {}.", f.name, f.number);
             if f.kind.is_message() {
-                let sv = format_ident!("{}View", names.msg[f.sub as usize]);
+                let sv = names.view(f.sub);
                 variants.push(quote!(#[doc = #vd] #v(#sv<'a>)));
                 arms.push(quote! {
                     if let Some(rec) = self.rec.message(#idx) {
@@ -822,9 +1044,11 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
             "The member of oneof `{oneof}` of `{}` that is set.",
             m.full_name
         );
+        let oa = attrs_for(&opts.type_attributes, &format!("{full_path}.{oneof}"));
         extra_items.push(quote! {
             #[doc = #od]
             #[derive(Clone, Copy, Debug, PartialEq)]
+            #oa
             #[allow(clippy::enum_variant_names)] // names come from the schema
             pub enum #oneof_ty #lt {
                 #(#variants),*
@@ -863,6 +1087,7 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
     quote! {
         #d
         #[derive(Clone, Copy, Default, PartialEq)]
+        #type_attrs
         pub struct #view<'a> {
             rec: ::quarry_proto::Record<'a>,
         }
@@ -877,8 +1102,8 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
 
         #[allow(clippy::wrong_self_convention, clippy::should_implement_trait)] // getter names come from the schema
         impl<'a> #view<'a> {
-            /// This message's type in [`SCHEMA`].
-            pub const TABLE: ::quarry_proto::MessageRef = ::quarry_proto::MessageRef::new(&SCHEMA, #index);
+            /// This message's type in the generated file's `SCHEMA`.
+            pub const TABLE: ::quarry_proto::MessageRef = ::quarry_proto::MessageRef::new(&#root SCHEMA, #index);
 
             /// Decode `input` as this message into `arena` (default limits;
             /// one allocation into a fresh arena, none into a reused one).
@@ -1018,7 +1243,7 @@ fn prost_conversion(
                     Kind::Enum => quote!(e.rec.scalar(1).unwrap_or(0) as i32),
                     _ => owned(model, names, vf, quote!(v), false),
                 };
-                let ev = format_ident!("{}View", names.msg[f.sub as usize]);
+                let ev = names.view(f.sub);
                 if vf.kind == Kind::Enum {
                     quote!(self.rec.messages(#idx).map(|rec| { let e = #ev::__from_record(rec); let k = e.key(); (#k, #v) }).collect())
                 } else if k.to_string() == "k" && v.to_string() == "v" {
@@ -1031,7 +1256,7 @@ fn prost_conversion(
             } else {
                 match f.kind {
                     Kind::Message | Kind::Group => {
-                        let sv = format_ident!("{}View", names.msg[f.sub as usize]);
+                        let sv = names.view(f.sub);
                         quote!(self.#g().map(#sv::to_prost).collect())
                     }
                     Kind::String => quote!(self.#g().iter().map(|s| (*s).to_owned()).collect()),
@@ -1043,7 +1268,7 @@ fn prost_conversion(
                 }
             }
         } else if f.kind.is_message() {
-            let sv = format_ident!("{}View", names.msg[f.sub as usize]);
+            let sv = names.view(f.sub);
             if f.required {
                 if f.prost_boxed {
                     quote!(::std::boxed::Box::new(self.#g().unwrap_or_default().to_prost()))
@@ -1145,7 +1370,7 @@ fn set_type(names: &Names, f: &Fld, param: &TokenStream) -> TokenStream {
         Kind::String => quote!(&'a str),
         Kind::Bytes => quote!(&'a [u8]),
         Kind::Message | Kind::Group => {
-            let v = format_ident!("{}View", names.msg[f.sub as usize]);
+            let v = names.view(f.sub);
             quote!(#v<'a>)
         }
         Kind::Enum => param.clone(),

@@ -14,20 +14,34 @@
 //! - optionally `to_prost()` conversions to the owned types prost-build
 //!   generates for the same files, behind a feature of the consuming crate.
 //!
+//! The generated file holds the tables (`SCHEMA`) and one module per
+//! protobuf package, nested as the package's name is (`foo.bar` in
+//! `foo::bar`), so adding a file of another package renames nothing.
 //! Views, oneof enums and Rust enums are named after the message's path in
 //! its package, flattened: `Outer.Inner` becomes `OuterInnerView`, a oneof
 //! `kind` of `Outer` becomes `OuterKindOneof` (`OuterKindOneof2` when an
 //! enum of the schema or an earlier oneof has that name). Comments of the
 //! `.proto` file become the items' documentation.
 //!
+//! As prost-build's `Config`, a [`Builder`] maps packages or types to
+//! other crates instead of generating them ([`Builder::extern_path`]; the
+//! well-known types map to `quarry_proto::well_known` by default), puts
+//! attributes on types and fields ([`Builder::type_attribute`],
+//! [`Builder::field_attribute`]), takes a `FileDescriptorSet` as input
+//! ([`Builder::descriptor_set_file`]), and prints
+//! `cargo:rerun-if-changed` for every file it reads, imports included.
+//!
 //! ```no_run
-//! // build.rs
+//! // build.rs (chat.proto says `package chat.v1;`)
 //! quarry_proto_build::Builder::new()
 //!     .file("proto/chat.proto")
 //!     .include("proto")
+//!     .extern_path(".common", "::common_proto::common")
+//!     .type_attribute(".chat.v1.Message", "#[doc(alias = \"msg\")]")
 //!     .compile("chat.rs")
 //!     .unwrap();
-//! // lib.rs: mod chat { include!(concat!(env!("OUT_DIR"), "/chat.rs")); }
+//! // lib.rs: mod pb { include!(concat!(env!("OUT_DIR"), "/chat.rs")); }
+//! //         use pb::chat::v1::MessageView;
 //! ```
 //!
 //! [`load`] builds the same tables at run time (for tools such as the
@@ -40,6 +54,7 @@ struct ReadmeDoctests;
 
 mod codegen;
 mod model;
+mod paths;
 mod runtime;
 mod tables;
 
@@ -71,10 +86,66 @@ impl From<protox::Error> for Error {
 pub struct Builder {
     files: Vec<PathBuf>,
     includes: Vec<PathBuf>,
+    /// Encoded `FileDescriptorSet`s, with the file each was read from.
+    descriptor_sets: Vec<(Vec<u8>, Option<PathBuf>)>,
     prost_packages: HashMap<String, String>,
     prost_feature: String,
     rustfmt: bool,
+    extern_paths: Vec<(String, String)>,
+    well_known: bool,
+    type_attributes: Vec<(String, String)>,
+    field_attributes: Vec<(String, String)>,
 }
+
+/// The types of `google/protobuf/*.proto` that `quarry_proto::well_known`
+/// holds views of (every one of `any`, `api`, `duration`, `empty`,
+/// `field_mask`, `source_context`, `struct`, `timestamp`, `type` and
+/// `wrappers`), which generated code refers to instead of generating them
+/// again. `descriptor.proto`'s types are not among them.
+pub const WELL_KNOWN_TYPES: &[&str] = &[
+    "Any",
+    "Api",
+    "Method",
+    "Mixin",
+    "Duration",
+    "Empty",
+    "FieldMask",
+    "SourceContext",
+    "Struct",
+    "Value",
+    "ListValue",
+    "NullValue",
+    "Timestamp",
+    "Type",
+    "Field",
+    "Enum",
+    "EnumValue",
+    "Option",
+    "Syntax",
+    "DoubleValue",
+    "FloatValue",
+    "Int64Value",
+    "UInt64Value",
+    "Int32Value",
+    "UInt32Value",
+    "BoolValue",
+    "StringValue",
+    "BytesValue",
+];
+
+/// The `.proto` files `quarry_proto::well_known` is generated from.
+pub const WELL_KNOWN_FILES: &[&str] = &[
+    "google/protobuf/any.proto",
+    "google/protobuf/api.proto",
+    "google/protobuf/duration.proto",
+    "google/protobuf/empty.proto",
+    "google/protobuf/field_mask.proto",
+    "google/protobuf/source_context.proto",
+    "google/protobuf/struct.proto",
+    "google/protobuf/timestamp.proto",
+    "google/protobuf/type.proto",
+    "google/protobuf/wrappers.proto",
+];
 
 impl Default for Builder {
     fn default() -> Self {
@@ -84,15 +155,92 @@ impl Default for Builder {
 
 impl Builder {
     /// No files yet; prost conversions off; feature name `prost`; output
-    /// formatted with prettyplease and then `rustfmt` when it is installed.
+    /// formatted with prettyplease and then `rustfmt` when it is installed;
+    /// protobuf's well-known types mapped to `quarry_proto::well_known`.
     pub fn new() -> Self {
         Self {
             files: Vec::new(),
             includes: Vec::new(),
+            descriptor_sets: Vec::new(),
             prost_packages: HashMap::new(),
             prost_feature: "prost".into(),
             rustfmt: true,
+            extern_paths: Vec::new(),
+            well_known: true,
+            type_attributes: Vec::new(),
+            field_attributes: Vec::new(),
         }
+    }
+
+    /// Generate code for every file of an encoded `FileDescriptorSet` (as
+    /// `protoc --include_imports --descriptor_set_out=FILE` writes it, or
+    /// `prost_types::FileDescriptorSet` encoded), as for `.proto` files.
+    /// Files of the set are also what `.proto` files given with
+    /// [`file`](Self::file) may import. Comments become documentation when
+    /// the set has source info (`protoc --include_source_info`).
+    pub fn descriptor_set(mut self, encoded: impl Into<Vec<u8>>) -> Self {
+        self.descriptor_sets.push((encoded.into(), None));
+        self
+    }
+
+    /// [`descriptor_set`](Self::descriptor_set) read from `path` (which
+    /// [`compile`](Self::compile) then names in a `cargo:rerun-if-changed`
+    /// line).
+    pub fn descriptor_set_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let bytes =
+            std::fs::read(path).map_err(|e| Error(format!("reading {}: {e}", path.display())))?;
+        self.descriptor_sets.push((bytes, Some(path.to_path_buf())));
+        Ok(self)
+    }
+
+    /// Refer to Rust path `rust_path` for the protobuf package or type
+    /// `proto_path` (fully qualified, with its leading dot) instead of
+    /// generating it: as prost-build's `extern_path`. A package maps to a
+    /// module that holds its types under the names this generator gives
+    /// them (a sub-package `.pkg.sub` to `rust_path::sub`); a message to
+    /// the base of its types' names (`.pkg.Msg` -> `::x::Msg` means the
+    /// view `::x::MsgView`; a nested `.pkg.Msg.Inner` is then
+    /// `::x::MsgInnerView`); an enum to its Rust enum. The module must
+    /// hold views of the same message definitions (the same fields with
+    /// the same numbers), such as another crate generated by this
+    /// generator from the same files. The longest matching path wins.
+    pub fn extern_path(mut self, proto_path: &str, rust_path: &str) -> Self {
+        self.extern_paths
+            .push((proto_path.to_string(), rust_path.to_string()));
+        self
+    }
+
+    /// Whether the types of [`WELL_KNOWN_TYPES`] (package
+    /// `google.protobuf`) refer to `::quarry_proto::well_known` (default
+    /// true) instead of being generated.
+    pub fn well_known_types(mut self, yes: bool) -> Self {
+        self.well_known = yes;
+        self
+    }
+
+    /// Put `attribute` (Rust attributes, e.g. `#[derive(Hash)]`) before
+    /// each generated type whose protobuf path `path` matches: the view of
+    /// a message, the Rust enum of an enum, the enum of a oneof (path
+    /// `.pkg.Msg.oneof`). Paths match as prost-build's do: `.` matches
+    /// everything; a path with a leading dot matches that element and
+    /// everything inside it (`.pkg`, `.pkg.Msg`); one without matches the
+    /// elements whose full path ends with it (`Msg` matches `.a.Msg` and
+    /// `.b.Msg`). Calls add up.
+    pub fn type_attribute(mut self, path: &str, attribute: &str) -> Self {
+        self.type_attributes
+            .push((path.to_string(), attribute.to_string()));
+        self
+    }
+
+    /// Put `attribute` before the getter of each field whose path
+    /// (`.pkg.Msg.field`) `path` matches, and before each enum variant
+    /// whose path (`.pkg.Enum.VALUE`) it matches; paths match as in
+    /// [`type_attribute`](Self::type_attribute).
+    pub fn field_attribute(mut self, path: &str, attribute: &str) -> Self {
+        self.field_attributes
+            .push((path.to_string(), attribute.to_string()));
+        self
     }
 
     /// Generate code for `path` (and whatever it imports).
@@ -155,28 +303,110 @@ impl Builder {
     }
 
     fn compiler(&self) -> Result<protox::Compiler, Error> {
-        let mut c = protox::Compiler::new(self.includes())?;
+        use protox::file::{
+            ChainFileResolver, DescriptorSetFileResolver, GoogleFileResolver, IncludeFileResolver,
+        };
+        let mut resolver = ChainFileResolver::new();
+        let mut set_files = Vec::new();
+        for (bytes, from) in &self.descriptor_sets {
+            let what = || {
+                from.as_ref()
+                    .map_or("a descriptor set".to_string(), |p| p.display().to_string())
+            };
+            let set = <prost_types::FileDescriptorSet as prost::Message>::decode(bytes.as_slice())
+                .map_err(|e| Error(format!("{}: not a FileDescriptorSet: {e}", what())))?;
+            set_files.extend(set.file.iter().map(|f| f.name().to_string()));
+            resolver.add(
+                DescriptorSetFileResolver::decode(bytes.as_slice())
+                    .map_err(|e| Error(format!("{}: not a FileDescriptorSet: {e}", what())))?,
+            );
+        }
+        for dir in self.includes() {
+            resolver.add(IncludeFileResolver::new(dir));
+        }
+        resolver.add(GoogleFileResolver::new());
+        let mut c = protox::Compiler::with_file_resolver(resolver);
         c.include_source_info(true);
         c.include_imports(true);
+        c.open_files(&set_files)?;
         c.open_files(&self.files)?;
         Ok(c)
     }
 
-    /// The generated Rust source.
-    pub fn generate(&self) -> Result<String, Error> {
-        let pool = self.compiler()?.descriptor_pool();
-        let model = model::Model::from_pool(&pool);
-        let opts = codegen::Options {
+    /// The files a compile reads from disk: the `.proto` files given,
+    /// every file they import (found under the include directories) and
+    /// the descriptor sets read with
+    /// [`descriptor_set_file`](Self::descriptor_set_file). Files compiled
+    /// into protox (`google/protobuf/*.proto` when no include directory
+    /// holds them) are not on disk and not listed.
+    pub fn inputs(&self) -> Result<Vec<PathBuf>, Error> {
+        Ok(self.inputs_of(&self.compiler()?))
+    }
+
+    fn inputs_of(&self, c: &protox::Compiler) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .descriptor_sets
+            .iter()
+            .filter_map(|(_, p)| p.clone())
+            .collect();
+        out.extend(c.files().filter_map(|f| f.path().map(Path::to_path_buf)));
+        out
+    }
+
+    fn options(&self) -> Result<codegen::Options, Error> {
+        let mut extern_paths = self.extern_paths.clone();
+        if self.well_known {
+            extern_paths.extend(WELL_KNOWN_TYPES.iter().map(|t| {
+                (
+                    format!(".google.protobuf.{t}"),
+                    format!("::quarry_proto::well_known::{t}"),
+                )
+            }));
+        }
+        for (p, _) in &extern_paths {
+            if !p.starts_with('.') {
+                return Err(Error(format!(
+                    "extern_path {p:?}: a fully qualified protobuf path starts with a dot"
+                )));
+            }
+        }
+        let parse = |list: &[(String, String)]| {
+            list.iter()
+                .map(|(p, a)| {
+                    a.parse::<proc_macro2::TokenStream>()
+                        .map(|t| (p.clone(), t))
+                        .map_err(|e| Error(format!("attribute {a:?} for {p:?}: {e}")))
+                })
+                .collect::<Result<Vec<_>, Error>>()
+        };
+        Ok(codegen::Options {
             prost: !self.prost_packages.is_empty(),
             prost_packages: self.prost_packages.clone(),
             prost_feature: self.prost_feature.clone(),
-        };
-        let sources: Vec<String> = self
-            .files
-            .iter()
-            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect();
-        let tokens = codegen::generate(&model, &opts);
+            extern_paths,
+            type_attributes: parse(&self.type_attributes)?,
+            field_attributes: parse(&self.field_attributes)?,
+        })
+    }
+
+    /// The generated Rust source: the decode tables (`SCHEMA`) at the top,
+    /// and one module per protobuf package, nested as the package's name
+    /// is (`foo.bar` in `pub mod foo { pub mod bar { … } }`; types of
+    /// files without a package at the top).
+    pub fn generate(&self) -> Result<String, Error> {
+        let opts = self.options()?;
+        self.generate_with(&self.compiler()?, &opts)
+    }
+
+    fn generate_with(
+        &self,
+        compiler: &protox::Compiler,
+        opts: &codegen::Options,
+    ) -> Result<String, Error> {
+        let pool = compiler.descriptor_pool();
+        let model = model::Model::from_pool(&pool);
+        let sources: Vec<String> = pool.files().map(|f| f.name().to_string()).collect();
+        let tokens = codegen::generate(&model, opts);
         let file: syn::File = syn::parse2(tokens)
             .map_err(|e| Error(format!("generated code does not parse: {e}")))?;
         let mut text = format!(
@@ -192,14 +422,19 @@ impl Builder {
         Ok(text)
     }
 
-    /// Generate into `$OUT_DIR/<name>` and tell cargo to rerun when a
-    /// `.proto` file changes. For `build.rs`.
+    /// Generate into `$OUT_DIR/<name>` (one file, every package's module
+    /// in it: `include!` it once) and print a `cargo:rerun-if-changed`
+    /// line for each of the compile's [`inputs`](Self::inputs), imports
+    /// included. For `build.rs`.
     pub fn compile(&self, name: &str) -> Result<PathBuf, Error> {
         let out = std::env::var_os("OUT_DIR")
             .ok_or_else(|| Error("OUT_DIR is not set (not in a build script?)".into()))?;
         let path = PathBuf::from(out).join(name);
-        self.write_to(&path)?;
-        for f in &self.files {
+        // One protox compile for the code and the list of files it read.
+        let opts = self.options()?;
+        let compiler = self.compiler()?;
+        write(&path, &self.generate_with(&compiler, &opts)?)?;
+        for f in self.inputs_of(&compiler) {
             println!("cargo:rerun-if-changed={}", f.display());
         }
         Ok(path)
@@ -207,9 +442,12 @@ impl Builder {
 
     /// Generate into `path`.
     pub fn write_to(&self, path: &Path) -> Result<(), Error> {
-        let text = self.generate()?;
-        std::fs::write(path, text).map_err(|e| Error(format!("writing {}: {e}", path.display())))
+        write(path, &self.generate()?)
     }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(|e| Error(format!("writing {}: {e}", path.display())))
 }
 
 /// `text` through `rustfmt`, if it runs.

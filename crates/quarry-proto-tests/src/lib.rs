@@ -2,16 +2,34 @@
 //! WhatsApp's schema, next to the prost types generated from the same
 //! descriptors; the tests in `tests/` hold the two against each other.
 
-/// Views of the schemas in `proto/`: `test2.proto`, `test3.proto`,
-/// `odd2.proto`, `odd3.proto` and `names.proto`.
+/// Views of the schemas in `proto/` (`test2.proto`, `test3.proto`,
+/// `odd2.proto`, `odd3.proto` and `names.proto`): a module per package
+/// (`views::quarry::test2`, …) and their tables, `views::SCHEMA`.
 pub mod views {
     include!(concat!(env!("OUT_DIR"), "/test_views.rs"));
 }
 
-/// Views of WhatsApp's `whatsapp.proto` (from the waproto package).
-pub mod wa {
+/// Views of `proto/ext/order.proto` (package `quarry.order`), whose
+/// `quarry.shared` types are the hand-written [`hand::shared`] (an extern
+/// path) and whose well-known types are `quarry_proto::well_known`'s.
+pub mod ext {
+    include!(concat!(env!("OUT_DIR"), "/ext_views.rs"));
+}
+
+pub mod hand;
+
+/// The code generated from WhatsApp's `whatsapp.proto` (from the waproto
+/// package): its tables and the module of its package, `whatsapp`.
+mod wa_generated {
     include!(concat!(env!("OUT_DIR"), "/wa_views.rs"));
 }
+
+/// Views of WhatsApp's `whatsapp.proto`: the module of its package,
+/// `whatsapp`.
+pub use wa_generated::whatsapp as wa;
+
+/// The decode tables of WhatsApp's schema.
+pub use wa_generated::SCHEMA as WA_SCHEMA;
 
 /// prost's types for the same schemas.
 #[allow(missing_docs, clippy::all)] // prost-build's output, not ours

@@ -59,7 +59,7 @@ macro_rules! agreement {
 agreement!(
     all2_agrees_with_prost,
     all2_concatenation_agrees,
-    views::All2View<'_>,
+    views::quarry::test2::All2View<'_>,
     pb::test2::All2,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.test2.All2",
@@ -70,7 +70,7 @@ agreement!(
 agreement!(
     all3_agrees_with_prost,
     all3_concatenation_agrees,
-    views::All3View<'_>,
+    views::quarry::test3::All3View<'_>,
     pb::test3::All3,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.test3.All3",
@@ -81,7 +81,7 @@ agreement!(
 agreement!(
     odd2_agrees_with_prost,
     odd2_concatenation_agrees,
-    views::OddView<'_>,
+    views::quarry::odd2::OddView<'_>,
     pb::odd2::Odd,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.odd2.Odd",
@@ -92,7 +92,7 @@ agreement!(
 agreement!(
     odd2_maps_agree_with_prost,
     odd2_maps_concatenation_agrees,
-    views::MapsView<'_>,
+    views::quarry::odd2::MapsView<'_>,
     pb::odd2::Maps,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.odd2.Maps",
@@ -103,7 +103,7 @@ agreement!(
 agreement!(
     odd3_agrees_with_prost,
     odd3_concatenation_agrees,
-    views::QuarryOdd3OddView<'_>,
+    views::quarry::odd3::OddView<'_>,
     pb::odd3::Odd,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.odd3.Odd",
@@ -114,7 +114,7 @@ agreement!(
 agreement!(
     odd3_maps_agree_with_prost,
     odd3_maps_concatenation_agrees,
-    views::QuarryOdd3MapsView<'_>,
+    views::quarry::odd3::MapsView<'_>,
     pb::odd3::Maps,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.odd3.Maps",
@@ -125,7 +125,7 @@ agreement!(
 agreement!(
     names_agree_with_prost,
     names_concatenation_agrees,
-    views::KeywordsView<'_>,
+    views::quarry::names::KeywordsView<'_>,
     pb::names::Keywords,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.names.Keywords",
@@ -136,7 +136,7 @@ agreement!(
 agreement!(
     oneof_named_as_an_enum_agrees_with_prost,
     oneof_named_as_an_enum_concatenation_agrees,
-    views::PickerView<'_>,
+    views::quarry::names::PickerView<'_>,
     pb::names::Picker,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.names.Picker",
@@ -147,7 +147,7 @@ agreement!(
 agreement!(
     first_of_two_same_named_oneofs_agrees_with_prost,
     first_of_two_same_named_oneofs_concatenation_agrees,
-    views::ClashView<'_>,
+    views::quarry::names::ClashView<'_>,
     pb::names::Clash,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.names.Clash",
@@ -158,7 +158,7 @@ agreement!(
 agreement!(
     second_of_two_same_named_oneofs_agrees_with_prost,
     second_of_two_same_named_oneofs_concatenation_agrees,
-    views::ClashAView<'_>,
+    views::quarry::names::ClashAView<'_>,
     pb::names::ClashA,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.names.ClashA",

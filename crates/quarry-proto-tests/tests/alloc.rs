@@ -155,7 +155,7 @@ fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
             ..Decoder::new()
         };
         let arena = Arena::new();
-        let table = quarry_proto_tests::views::InnerView::TABLE;
+        let table = quarry_proto_tests::views::quarry::test3::InnerView::TABLE;
         let record = decoder.decode(table, &arena, &input).unwrap();
         let (made, out) = quarry_testkit::count_allocs(|| quarry_proto::encode(table, record));
         assert_eq!(made, allocations, "{levels} levels");
@@ -250,7 +250,11 @@ fn encodings_around_the_first_buffers_size_come_back_whole_in_one_allocation() {
         kind: Some(pb::test3::all3::Kind::KInner(inner("oneof", 9))),
         ..Default::default()
     };
-    sweep_the_scratch_boundary("All3", views::All3View::TABLE, &all3.encode_to_vec());
+    sweep_the_scratch_boundary(
+        "All3",
+        views::quarry::test3::All3View::TABLE,
+        &all3.encode_to_vec(),
+    );
 
     // Groups (start and end tags around a body), packed and unpacked
     // repeats, a required field.
@@ -275,7 +279,11 @@ fn encodings_around_the_first_buffers_size_come_back_whole_in_one_allocation() {
         ],
         ..Default::default()
     };
-    sweep_the_scratch_boundary("All2", views::All2View::TABLE, &all2.encode_to_vec());
+    sweep_the_scratch_boundary(
+        "All2",
+        views::quarry::test2::All2View::TABLE,
+        &all2.encode_to_vec(),
+    );
 }
 
 /// `encode_into` appends what `encode_to_vec` returns: one allocation into
@@ -328,7 +336,7 @@ fn encoding_into_a_buffer_with_room_allocates_nothing() {
 #[test]
 fn a_large_map_with_repeated_keys_allocates_nothing_in_a_reset_arena() {
     use quarry_proto_tests::pb::test2;
-    use quarry_proto_tests::views::All2View;
+    use quarry_proto_tests::views::quarry::test2::All2View;
     let key = |i: usize| (i.wrapping_mul(7919) ^ (i >> 3)) % 1200;
     let keys = (0..3000)
         .map(key)

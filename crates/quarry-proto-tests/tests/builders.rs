@@ -13,7 +13,9 @@ use prost_reflect::{DynamicMessage, Kind as RKind, MapKey, Value};
 use quarry_core::Arena;
 use quarry_proto::{MapValue, MessageRef, Record, RecordBuilder, UnknownField};
 use quarry_proto_tests::sends::{self, Source};
-use quarry_proto_tests::views::{self, All3Builder, InnerBuilder, Mood};
+use quarry_proto_tests::views::{
+    self, quarry::test3::All3Builder, quarry::test3::InnerBuilder, quarry::test3::Mood,
+};
 use quarry_proto_tests::{pb, samples, wa};
 
 #[test]
@@ -120,7 +122,7 @@ fn unknown_fields_can_be_added() {
     assert_eq!(b.build().encode(), [0x20, 0x01, 0x98, 0x06, 0x05]);
 }
 
-fn inner<'a>(arena: &'a Arena, text: &'a str, n: i32) -> views::InnerView<'a> {
+fn inner<'a>(arena: &'a Arena, text: &'a str, n: i32) -> views::quarry::test3::InnerView<'a> {
     let mut b = InnerBuilder::new(arena);
     b.set_text(text).set_n(n);
     b.build()
@@ -307,7 +309,7 @@ fn enums_convert_both_ways() {
 fn the_untyped_builder_refuses_a_value_of_another_kind() {
     let arena = Arena::new();
     // Field 0 of All3 is a double.
-    RecordBuilder::new(&arena, views::All3View::TABLE).set_str(0, "x");
+    RecordBuilder::new(&arena, views::quarry::test3::All3View::TABLE).set_str(0, "x");
 }
 
 /// `message` built with the untyped builder, field by field, in the
@@ -440,14 +442,14 @@ macro_rules! dynamic_agreement {
 
 dynamic_agreement!(
     built_all2_encodes_as_prost_reflect,
-    views::All2View::TABLE,
+    views::quarry::test2::All2View::TABLE,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.test2.All2",
     256
 );
 dynamic_agreement!(
     built_all3_encodes_as_prost_reflect,
-    views::All3View::TABLE,
+    views::quarry::test3::All3View::TABLE,
     quarry_proto_tests::TEST_DESCRIPTORS,
     "quarry.test3.All3",
     256

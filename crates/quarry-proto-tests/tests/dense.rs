@@ -12,7 +12,10 @@ use prost::Message as _;
 use quarry_core::Arena;
 use quarry_proto::{MessageTable, UnknownField};
 use quarry_proto_tests::pb::test2::{Link, Point};
-use quarry_proto_tests::views::{All2View, Color, LinkView, PointView};
+use quarry_proto_tests::views::{
+    quarry::test2::All2View, quarry::test2::Color, quarry::test2::LinkView,
+    quarry::test2::PointView,
+};
 
 /// The table allows dense records; `Nested` (a repeated field) does not;
 /// `Link` (singular message fields) does.
@@ -21,7 +24,11 @@ fn point_and_link_are_dense_and_nested_is_not() {
     let point = PointView::TABLE.table();
     assert!(point.dense);
     assert_eq!(point.fields.len(), 5);
-    assert!(!quarry_proto_tests::views::NestedView::TABLE.table().dense);
+    assert!(
+        !quarry_proto_tests::views::quarry::test2::NestedView::TABLE
+            .table()
+            .dense
+    );
     assert!(MessageTable::dense_of(point.fields));
     assert!(LinkView::TABLE.table().dense);
 }
@@ -241,7 +248,7 @@ fn nested_points_agree_with_prost() {
 #[test]
 fn sparse_children_of_a_dense_message_agree_with_prost() {
     use quarry_proto_tests::pb::test2::Pair;
-    use quarry_proto_tests::views::PairView;
+    use quarry_proto_tests::views::quarry::test2::PairView;
 
     // first = { id: 1, name: "ab" }
     let first = [0x0A, 6, 0x08, 1, 0x12, 2, b'a', b'b'];

@@ -14,7 +14,9 @@
 use prost::Message as _;
 use quarry_core::{Arena, DecodeError};
 use quarry_proto_tests::pb;
-use quarry_proto_tests::views::{All2View, All3View, InnerView};
+use quarry_proto_tests::views::{
+    quarry::test2::All2View, quarry::test3::All3View, quarry::test3::InnerView,
+};
 
 /// `tag`, the varint length of `body`, `body`.
 fn field(tag: &[u8], body: &[u8]) -> Vec<u8> {

@@ -11,7 +11,7 @@
 
 use prost::Message as _;
 use quarry_core::{Arena, DecodeError};
-use quarry_proto_tests::views::All3View;
+use quarry_proto_tests::views::quarry::test3::All3View;
 use quarry_proto_tests::{pb, wa};
 
 /// `k_inner` (61, tag EA 03) holding `body`.

@@ -5,7 +5,7 @@
 //! and is not an unknown field. Inputs are encoded by hand.
 
 use quarry_core::Arena;
-use quarry_proto_tests::views::{OddView, Sign};
+use quarry_proto_tests::views::{quarry::odd2::OddView, quarry::odd2::Sign};
 
 /// Declared `foo_bar` (1) = 3, then extensions in number order:
 /// `ext_int` = 7, `ext_strings` = ["a", "bc"], `ext_inner` = {req: 5},

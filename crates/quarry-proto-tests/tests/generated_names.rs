@@ -10,9 +10,11 @@
 
 use quarry_core::Arena;
 use quarry_proto_tests::views::{
-    ClashABOneof, ClashABOneof2, ClashAView, ClashView, KeywordsLoopOneof, KeywordsView,
-    Option as OptionEnum, PickerPickOneof, PickerPickOneof2, PickerView, Result as ResultEnum,
-    Self_,
+    quarry::names::ClashABOneof, quarry::names::ClashABOneof2, quarry::names::ClashAView,
+    quarry::names::ClashView, quarry::names::KeywordsLoopOneof, quarry::names::KeywordsView,
+    quarry::names::Option as OptionEnum, quarry::names::PickerPickOneof,
+    quarry::names::PickerPickOneof2, quarry::names::PickerView,
+    quarry::names::Result as ResultEnum, quarry::names::Self_,
 };
 
 /// Fields 1 to 13 set to their numbers, `option` (20) = 1, `results` (21)

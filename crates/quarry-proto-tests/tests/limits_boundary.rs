@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use prost::Message as _;
 use quarry_core::{Arena, BoundedAlloc, DecodeError, DecodeOptions};
 use quarry_proto::{Decoder, MessageRef, Record, Reserve};
-use quarry_proto_tests::views::{All3View, InnerView};
+use quarry_proto_tests::views::{quarry::test3::All3View, quarry::test3::InnerView};
 use quarry_proto_tests::wa;
 
 fn with(f: impl FnOnce(&mut DecodeOptions)) -> Decoder {
@@ -347,10 +347,10 @@ proptest! {
     fn arena_use_stays_within_the_documented_bound(seed in any::<u64>(), which in 0usize..5) {
         let (descriptors, name, table) = match which {
             0 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test3.All3", All3View::TABLE),
-            1 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test2.All2", quarry_proto_tests::views::All2View::TABLE),
+            1 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test2.All2", quarry_proto_tests::views::quarry::test2::All2View::TABLE),
             // Dense roots with sparse children (the first takes the
             // decoder's scratch buffer as its record).
-            2 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test2.Pair", quarry_proto_tests::views::PairView::TABLE),
+            2 => (quarry_proto_tests::TEST_DESCRIPTORS, "quarry.test2.Pair", quarry_proto_tests::views::quarry::test2::PairView::TABLE),
             3 => (quarry_proto_tests::WA_DESCRIPTORS, "whatsapp.SyncActionData", wa::SyncActionDataView::TABLE),
             _ => (quarry_proto_tests::WA_DESCRIPTORS, "whatsapp.Message", wa::MessageView::TABLE),
         };
@@ -370,7 +370,7 @@ proptest! {
     fn arena_use_of_merged_input_stays_within_the_bound(seed in any::<u64>(), which in 0usize..2) {
         let (name, table) = match which {
             0 => ("quarry.test3.All3", All3View::TABLE),
-            _ => ("quarry.test2.All2", quarry_proto_tests::views::All2View::TABLE),
+            _ => ("quarry.test2.All2", quarry_proto_tests::views::quarry::test2::All2View::TABLE),
         };
         let pool = common::pool(quarry_proto_tests::TEST_DESCRIPTORS);
         let desc = pool.get_message_by_name(name).unwrap();

@@ -9,7 +9,7 @@ use prost::Message as _;
 use quarry_core::{Arena, DecodeError, DecodeOptions};
 use quarry_proto::Decoder;
 use quarry_proto_tests::samples::{self, Root};
-use quarry_proto_tests::views::{All3View, InnerView};
+use quarry_proto_tests::views::{quarry::test3::All3View, quarry::test3::InnerView};
 use quarry_proto_tests::{pb, wa};
 
 /// quarry's and prost's verdicts on `bytes` as a sample's root type.
@@ -407,14 +407,16 @@ fn invalid_utf8_key_of_an_unknown_map_entry_is_still_an_error() {
     for (bytes, offset) in [(key_first, 8), (value_first, 10)] {
         let arena = Arena::new();
         assert_eq!(
-            bad_utf8(quarry_proto_tests::views::All2View::decode(&arena, &bytes)),
+            bad_utf8(quarry_proto_tests::views::quarry::test2::All2View::decode(
+                &arena, &bytes
+            )),
             Some((offset, vec![0xC3]))
         );
     }
     // A valid key: the entry is an unknown field, the decode succeeds.
     let ok = [&required[..], &[0xB2, 0x03, 5, 0x0A, 1, b'k', 0x10, 99]].concat();
     let arena = Arena::new();
-    let view = quarry_proto_tests::views::All2View::decode(&arena, &ok).unwrap();
+    let view = quarry_proto_tests::views::quarry::test2::All2View::decode(&arena, &ok).unwrap();
     assert_eq!(view.m_str_level().count(), 0);
     assert_eq!(view.unknown_fields().count(), 1);
 }

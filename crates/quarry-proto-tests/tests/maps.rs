@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use prost::Message as _;
 use quarry_core::Arena;
 use quarry_proto_tests::pb::{test2, test3};
-use quarry_proto_tests::views::{All2View, All3View};
+use quarry_proto_tests::views::{quarry::test2::All2View, quarry::test3::All3View};
 
 /// All2 with one `m_str_int` entry.
 fn str_int(k: &str, v: i32) -> Vec<u8> {

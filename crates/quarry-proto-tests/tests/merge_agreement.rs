@@ -1011,7 +1011,7 @@ macro_rules! merge_agreement {
 
 merge_agreement!(
     all2_merges_agree_with_prost,
-    views::All2View<'_>,
+    views::quarry::test2::All2View<'_>,
     pb::test2::All2,
     TESTS,
     "quarry.test2.All2",
@@ -1020,7 +1020,7 @@ merge_agreement!(
 );
 merge_agreement!(
     all3_merges_agree_with_prost,
-    views::All3View<'_>,
+    views::quarry::test3::All3View<'_>,
     pb::test3::All3,
     TESTS,
     "quarry.test3.All3",

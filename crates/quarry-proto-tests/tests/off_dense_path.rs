@@ -25,7 +25,7 @@ use quarry_core::Arena;
 use quarry_proto::UnknownField;
 use quarry_proto_tests::pb::test2::{Link, Point};
 use quarry_proto_tests::pb::test3::All3;
-use quarry_proto_tests::views::{All3View, LinkView};
+use quarry_proto_tests::views::{quarry::test2::LinkView, quarry::test3::All3View};
 
 /// `tag` (its bytes) followed by `body` as a length-delimited field (the
 /// length written by prost's varint encoder).

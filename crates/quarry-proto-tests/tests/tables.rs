@@ -7,7 +7,9 @@
 //! `MessageTable::dense_of`).
 
 use quarry_proto::{FieldTable, Kind, Label, MessageTable, Schema};
-use quarry_proto_tests::views::{All2View, All3View, InnerView};
+use quarry_proto_tests::views::{
+    quarry::test2::All2View, quarry::test3::All3View, quarry::test3::InnerView,
+};
 use quarry_proto_tests::wa;
 
 /// Checks every table of `schema`; returns the number of fields and how

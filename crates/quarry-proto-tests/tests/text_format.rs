@@ -6,7 +6,7 @@
 
 use quarry_core::Arena;
 use quarry_proto::MessageRef;
-use quarry_proto_tests::views::{All3View, InnerView};
+use quarry_proto_tests::views::{quarry::test3::All3View, quarry::test3::InnerView};
 
 fn text(message: MessageRef, input: &[u8]) -> String {
     let arena = Arena::new();

@@ -4,7 +4,10 @@
 use prost::Message as _;
 use quarry_core::Arena;
 use quarry_proto::UnknownField;
-use quarry_proto_tests::views::{All2ChoiceOneof, All2View, All3View, Color, Mood, NestedView};
+use quarry_proto_tests::views::{
+    quarry::test2::All2ChoiceOneof, quarry::test2::All2View, quarry::test2::Color,
+    quarry::test2::NestedView, quarry::test3::All3View, quarry::test3::Mood,
+};
 use quarry_proto_tests::{pb, views};
 
 /// `f_required = 1` (field 21, varint): every All2 vector starts with it.
@@ -245,7 +248,7 @@ fn a_oneof_reset_inside_one_occurrence_holds_across_the_merge() {
     let view = All3View::decode(&arena, &bytes).unwrap();
     let child = view.child().unwrap();
     match child.kind() {
-        Some(views::All3KindOneof::KInner(inner)) => assert_eq!(inner.n(), 0),
+        Some(views::quarry::test3::All3KindOneof::KInner(inner)) => assert_eq!(inner.n(), 0),
         other => panic!("{other:?}"),
     }
     assert_eq!(view.to_prost(), prost_value);
@@ -257,7 +260,7 @@ fn a_oneof_reset_inside_one_occurrence_holds_across_the_merge() {
     .concat();
     let view = All3View::decode(&arena, &bytes).unwrap();
     match view.child().unwrap().kind() {
-        Some(views::All3KindOneof::KInner(inner)) => assert_eq!(inner.n(), 1),
+        Some(views::quarry::test3::All3KindOneof::KInner(inner)) => assert_eq!(inner.n(), 1),
         other => panic!("{other:?}"),
     }
     assert_eq!(
@@ -324,7 +327,7 @@ fn maps_read_as_key_value_pairs() {
     };
     let bytes = msg.encode_to_vec();
     let arena = Arena::new();
-    let view = views::All2View::decode(&arena, &bytes).unwrap();
+    let view = views::quarry::test2::All2View::decode(&arena, &bytes).unwrap();
     let mut pairs: Vec<(&str, i32)> = view.m_str_int().collect();
     pairs.sort();
     assert_eq!(pairs, vec![("a", 1), ("b", 2)]);
@@ -356,13 +359,13 @@ fn map_entry_with_an_unlisted_closed_enum_value_is_an_unknown_field() {
     .concat();
     let arena = Arena::new();
     let view = All2View::decode(&arena, &bytes).unwrap();
-    let map: Vec<(u32, views::Level)> = view.m_enum().collect();
+    let map: Vec<(u32, views::quarry::test2::Level)> = view.m_enum().collect();
     assert_eq!(
         map,
         vec![
-            (1, views::Level::High),
-            (4, views::Level::High),
-            (5, views::Level::Low)
+            (1, views::quarry::test2::Level::High),
+            (4, views::quarry::test2::Level::High),
+            (5, views::quarry::test2::Level::Low)
         ]
     );
     assert_eq!(

@@ -30,6 +30,10 @@
 //! # Ok::<(), quarry_core::DecodeError>(())
 //! ```
 
+// Generated code names the crate `::quarry_proto`; `well_known` is such
+// code, compiled inside the crate.
+extern crate self as quarry_proto;
+
 // The crate README's example runs as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
@@ -50,6 +54,7 @@ mod table;
 pub mod text;
 mod values;
 mod walk;
+pub mod well_known;
 pub mod wire;
 
 pub use builder::{MapValue, RecordBuilder};

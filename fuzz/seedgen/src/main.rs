@@ -16,7 +16,7 @@ use quarry_core::Arena;
 use quarry_nostr::{ControlChars, Decoder, IdCheck};
 use quarry_proto::MessageRef;
 use quarry_proto_tests::pb::{test2, test3};
-use quarry_proto_tests::views::{All2View, All3View};
+use quarry_proto_tests::views::{quarry::test2::All2View, quarry::test3::All3View};
 use quarry_proto_tests::wa::{HistorySyncView, MessageView, SyncActionDataView};
 use quarry_wa::{Jid, OwnedJid, OwnedNode, Server};
 

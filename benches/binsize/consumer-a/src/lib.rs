@@ -34,7 +34,7 @@ mod imp {
 #[cfg(feature = "quarry")]
 mod imp {
     use quarry_proto::Arena;
-    use schema_quarry as wa;
+    use schema_quarry::whatsapp as wa;
     use std::num::Wrapping;
 
     pub fn on_message(bytes: &[u8]) -> Option<u64> {
