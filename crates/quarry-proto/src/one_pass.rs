@@ -42,8 +42,8 @@ use crate::values::{
     skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{
-    EGROUP, LEN, SGROUP, invalid_wire_type, read_fixed, read_len, read_tag, read_varint,
-    read_varint_word,
+    EGROUP, LEN, SGROUP, invalid_field_number, invalid_wire_type, read_fixed, read_len, read_tag,
+    read_varint, read_varint_word,
 };
 
 /// Slots the scratch stack starts with; it doubles when full. Most messages
@@ -1135,7 +1135,7 @@ impl<'a> Dec<'a, '_> {
         let pos = &mut pos;
         // One-byte tags arrive unchecked (see `short_tag`).
         if number == 0 {
-            return Err(DecodeError::invalid_value(at, "invalid field number", 0));
+            return Err(invalid_field_number(at, 0));
         }
         // An unknown field is a level of its own to prost, whatever its
         // wire type (see `levels_below`).
@@ -1161,13 +1161,7 @@ impl<'a> Dec<'a, '_> {
                 )?;
                 span(buf, s, e)?
             }
-            EGROUP => {
-                return Err(DecodeError::invalid_value(
-                    at,
-                    "end-group tag without a start",
-                    format_args!("field {number}"),
-                ));
-            }
+            EGROUP => return Err(end_without_start(at, number)),
             6 | 7 => return Err(invalid_wire_type(at, wt, number)),
             _ => {
                 let s = *pos;
@@ -1674,10 +1668,22 @@ fn next_byte(pos: usize) -> usize {
     }
 }
 
+/// An end-group tag of field `number` at `at` with no group open.
+#[cold]
+#[inline(never)]
+fn end_without_start(at: usize, number: u32) -> DecodeError {
+    DecodeError::invalid_value(
+        at,
+        "end-group tag without a start",
+        format_args!("field {number}"),
+    )
+}
+
 /// The error for a known field whose wire type does not match its kind:
 /// an invalid wire type (6 or 7, which a one-byte tag is not checked for)
 /// or a wrong one.
 #[cold]
+#[inline(never)]
 fn mismatch(wt: u8, at: usize, number: u32) -> DecodeError {
     if wt > 5 {
         invalid_wire_type(at, wt, number)
