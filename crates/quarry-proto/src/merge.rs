@@ -22,10 +22,12 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::cell::Cell;
+
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
 use quarry_core::{BoundedAlloc, DecodeError};
 
-use crate::one_pass::{STACK_RED_ZONE, STACK_SEGMENT};
+use crate::one_pass::{MAX_RECURSION, STACK_RED_ZONE, STACK_SEGMENT};
 use crate::record::{self, Slot, UNKNOWN, Val};
 use crate::table::{FieldTable, Kind, MessageTable, Schema};
 use crate::values::internal;
@@ -40,7 +42,12 @@ pub(crate) fn settle<'a>(
     slots: &'a [Slot<'a>],
     at: usize,
 ) -> Result<&'a [Slot<'a>], DecodeError> {
-    let m = Merger { alloc, schema, at };
+    let m = Merger {
+        alloc,
+        schema,
+        at,
+        depth: Cell::new(0),
+    };
     m.merge(table, &[slots])
 }
 
@@ -48,6 +55,8 @@ struct Merger<'s, 'a> {
     alloc: &'s BoundedAlloc<'a>,
     schema: &'static Schema,
     at: usize,
+    /// Levels of [`Merger::merge`] on the stack.
+    depth: Cell<u32>,
 }
 
 /// True if `slots` is a dense record of `table`: slot `i` holds field `i`,
@@ -79,16 +88,25 @@ impl<'a> Merger<'_, 'a> {
 
     /// The records `recs` of message type `table`, in input order, merged
     /// into one settled record. Recursion follows the records' nesting,
-    /// which `max_depth` bounds; past the stack left, it goes on in a new
-    /// segment, as the decoder does.
+    /// which `max_depth` bounds: plain for the first [`MAX_RECURSION`]
+    /// levels, past them checking the stack left and going on in a new
+    /// segment when it runs short, as the decoder does.
     fn merge(
         &self,
         table: &'static MessageTable,
         recs: &[&'a [Slot<'a>]],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        let depth = self.depth.get();
+        self.depth.set(depth.saturating_add(1));
+        let merged = if depth < MAX_RECURSION {
             self.merge_here(table, recs)
-        })
+        } else {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+                self.merge_here(table, recs)
+            })
+        };
+        self.depth.set(depth);
+        merged
     }
 
     /// [`merge`](Self::merge) on the current stack.
