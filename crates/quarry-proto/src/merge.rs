@@ -115,12 +115,14 @@ impl<'a> Merger<'_, 'a> {
         table: &'static MessageTable,
         recs: &[&'a [Slot<'a>]],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        if let [one] = recs
-            && !one
+        if let [one] = recs {
+            if !one
                 .windows(2)
                 .any(|w| matches!(w, [a, b] if a.field() < UNKNOWN && a.field() == b.field()))
-        {
-            return self.settle_in_place(table, one);
+            {
+                return self.settle_in_place(table, one);
+            }
+            return self.merge_runs(table, one);
         }
         if table.dense
             && let [_, _, ..] = recs
@@ -193,6 +195,65 @@ impl<'a> Merger<'_, 'a> {
                 }
             }
             k = stop;
+        }
+        let out = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// One record of `table` in decode order (a field's occurrences side
+    /// by side, see `record::in_decode_order`; its displaced oneof members
+    /// dropped when it was read) merged into a settled one, run by run:
+    /// what [`merge_here`](Self::merge_here) does for several records,
+    /// without listing and sorting the slots, which are in order already.
+    fn merge_runs(
+        &self,
+        table: &'static MessageTable,
+        rec: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let at = self.at;
+        self.alloc.charge_slice::<Slot<'a>>(rec.len(), at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> =
+            ArenaVec::with_capacity_in(rec.len(), self.alloc.bump());
+        let mut k = 0usize;
+        while let Some(first) = rec.get(k) {
+            let fi = first.field();
+            let mut stop = k.saturating_add(1);
+            while rec.get(stop).is_some_and(|s| s.field() == fi) {
+                stop = stop.saturating_add(1);
+            }
+            let Some(run) = rec.get(k..stop) else {
+                return Err(internal(at));
+            };
+            k = stop;
+            if first.is_absent() {
+                continue;
+            }
+            match table.fields.get(fi as usize) {
+                None => out.extend_from_slice(run),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter())?),
+                Some(f) if f.kind.is_message() => {
+                    if let [one] = run
+                        && !one.is_pending()
+                    {
+                        out.push(*one);
+                    } else {
+                        let occurrences =
+                            self.alloc.alloc_slice_fill_copy(run.len(), &[][..], at)?;
+                        for (o, s) in occurrences.iter_mut().zip(run) {
+                            *o = s.as_msg().unwrap_or(&[]);
+                        }
+                        let merged = self.merge(self.sub(f)?, occurrences)?;
+                        out.push(Slot::new(fi, Val::Msg(merged)));
+                    }
+                }
+                // A scalar, string or bytes field: the last occurrence wins.
+                Some(_) => {
+                    if let Some(last) = run.last() {
+                        out.push(*last);
+                    }
+                }
+            }
         }
         let out = out.into_bump_slice();
         debug_assert!(record::in_reader_order(out));
