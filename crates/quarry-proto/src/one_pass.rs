@@ -7,12 +7,14 @@
 //! and goes on in a new segment when it runs short, so no input overflows
 //! the thread's stack. When a message ends, its slots
 //! leave the scratch for their final run in the arena: copied as they are
-//! when the fields came in number order, each once, with nothing unknown
-//! and no repeated field other than messages (what canonical encoders write
+//! when the fields came in number order, each once, with no repeated
+//! field other than messages (what canonical encoders write
 //! for most messages; a repeated message field met once keeps its one
-//! element as read, see `Slot::elements`), otherwise sorted by field and
-//! gathered (repeated values into exact-size arrays, the last occurrence of
-//! a scalar winning, unknown fields last in input order).
+//! element as read, see `Slot::elements`; unknown fields after the known
+//! ones, in increasing number order, are in that order as they stand),
+//! otherwise sorted by field and gathered (repeated values into exact-size
+//! arrays, the last occurrence of a scalar winning, unknown fields last in
+//! input order).
 //!
 //! What canonical encoders do not write is read in place too. Two members
 //! of one oneof: the displaced one is dropped when the message ends. An
@@ -102,10 +104,12 @@ struct Msg {
     /// Where its bytes start (item-limit errors point here).
     start: usize,
     /// Bit 0 ([`Msg::GATHER`]): slots must be gathered, a repeated field
-    /// (not a message one) or an unknown field was read. (Fields out of
-    /// number order, or one twice, such as a repeated message field's
-    /// second element, are found when the message ends: one compare per
-    /// slot there instead of per field here.) Bit 1 ([`Msg::PENDING`]): a
+    /// (not a message one) was read. (Fields out of number order, or one
+    /// twice, such as a repeated message field's second element, and
+    /// unknown fields before a known one or not in increasing number
+    /// order, are found when the message ends: one compare per slot there
+    /// instead of per field here. Unknown fields after the known ones, in
+    /// increasing number order, are in reader order as they stand.) Bit 1 ([`Msg::PENDING`]): a
     /// child's record holds occurrences still to merge. Above them, four
     /// times the number of oneof members read ([`Msg::ONEOF`] each,
     /// saturating; two or more may displace one another). One word, so the
@@ -512,10 +516,8 @@ impl<'a> Dec<'a, '_> {
                         // values of closed enums never come here: see
                         // `FieldTable::whole_entry_op`.)
                         let unknown = Slot::unknown(number << 3, span(buf, after_tag, p)?);
-                        if !DENSE {
-                            msg.marks |= Msg::GATHER;
-                        }
-                        // A dense record's tail.
+                        // A dense record's tail; in a sparse message, a
+                        // slot `finish` checks the order of.
                         self.push(unknown, at)?;
                         if DENSE && !TAIL {
                             return self.resume_tail(table, msg, dense, p, end);
@@ -921,7 +923,9 @@ impl<'a> Dec<'a, '_> {
                 fi: UNKNOWN,
                 number,
                 reader: op::RARE,
-                flags: step::GATHER,
+                // Unknown fields need no gather when they come last (see
+                // `Msg::marks`).
+                flags: 0,
                 pos,
             });
         };
@@ -1043,7 +1047,7 @@ impl<'a> Dec<'a, '_> {
                         }
                         // Kept as an unknown field, as protobuf does.
                         self.push(Slot::unknown(number << 3, span(buf, vstart, pos)?), at)?;
-                        return Ok((pos, flags | step::GATHER));
+                        return Ok((pos, flags));
                     }
                     if table.map_entry {
                         // The entry's last value is the one that counts.
