@@ -625,8 +625,15 @@ impl<'a> Dec<'a, '_> {
         let Some(tail) = self.scratch.get(base..) else {
             return Err(internal(start));
         };
-        let present = dense.iter().filter(|s| !s.is_absent()).count();
-        let Some(&first) = tail.first() else {
+        // One pass over the few dense slots: the present ones, and whether
+        // one of them is pending.
+        let mut present = 0usize;
+        let mut pending = false;
+        for slot in dense.iter().filter(|s| !s.is_absent()) {
+            present = present.saturating_add(1);
+            pending |= slot.is_pending();
+        }
+        if tail.is_empty() {
             // No unknown field, only a pending child (see
             // `resume_pending`): the dense record.
             if self.checked {
@@ -638,8 +645,8 @@ impl<'a> Dec<'a, '_> {
                 )?;
             }
             return Ok(dense);
-        };
-        if dense.iter().any(Slot::is_pending) {
+        }
+        if pending {
             self.signal |= signal::PENDING;
         }
         let n = present.saturating_add(tail.len());
@@ -650,23 +657,14 @@ impl<'a> Dec<'a, '_> {
                 u32::try_from(n).unwrap_or(u32::MAX),
                 start,
             )?;
+            self.alloc.charge_slice::<Slot<'a>>(n, start)?;
         }
-        let slots = if self.checked {
-            self.alloc.alloc_slice_fill_copy(n, first, start)?
-        } else {
-            self.alloc.bump().alloc_slice_fill_copy(n, first)
-        };
-        let (known, unknown) = slots.split_at_mut(present);
-        let mut w = known.iter_mut();
-        for slot in dense {
-            if !slot.is_absent()
-                && let Some(out) = w.next()
-            {
-                *out = *slot;
-            }
-        }
-        unknown.copy_from_slice(tail);
+        // Each slot written once, into a buffer of the exact size.
+        let mut slots = ArenaVec::with_capacity_in(n, self.alloc.bump());
+        slots.extend(dense.iter().filter(|s| !s.is_absent()).copied());
+        slots.extend_from_slice(tail);
         self.scratch.truncate(base);
+        let slots = slots.into_bump_slice();
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
