@@ -83,13 +83,19 @@ fn unknown_fields_keep_input_order_whatever_their_numbers() {
         tag: 8000,
         value: &[0xAC, 0x02],
     };
-    let cases: [(Vec<&[u8]>, Vec<UnknownField<'static>>); 3] = [
+    let cases: [(Vec<&[u8]>, Vec<UnknownField<'static>>); 6] = [
         // Falling numbers, one unknown field before the known one.
         (vec![u1004, known, u_max, u1000], vec![f1004, f_max, f1000]),
         // Rising numbers after the known field.
         (vec![known, u1000, u1004, u_max], vec![f1000, f1004, f_max]),
         // The same number twice around another.
         (vec![u1000, u_max, known, u1000], vec![f1000, f_max, f1000]),
+        // Falling numbers after the known field.
+        (vec![known, u_max, u1004, u1000], vec![f_max, f1004, f1000]),
+        // The same number twice in a row after the known field.
+        (vec![known, u1000, u1000], vec![f1000, f1000]),
+        // One unknown field after the known one.
+        (vec![known, u1004], vec![f1004]),
     ];
     for (parts, want) in cases {
         let bytes = parts.concat();

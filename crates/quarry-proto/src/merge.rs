@@ -22,10 +22,12 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::cell::Cell;
+
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
 use quarry_core::{BoundedAlloc, DecodeError};
 
-use crate::one_pass::{STACK_RED_ZONE, STACK_SEGMENT};
+use crate::one_pass::{MAX_RECURSION, STACK_RED_ZONE, STACK_SEGMENT};
 use crate::record::{self, Slot, UNKNOWN, Val};
 use crate::table::{FieldTable, Kind, MessageTable, Schema};
 use crate::values::internal;
@@ -40,7 +42,12 @@ pub(crate) fn settle<'a>(
     slots: &'a [Slot<'a>],
     at: usize,
 ) -> Result<&'a [Slot<'a>], DecodeError> {
-    let m = Merger { alloc, schema, at };
+    let m = Merger {
+        alloc,
+        schema,
+        at,
+        depth: Cell::new(0),
+    };
     m.merge(table, &[slots])
 }
 
@@ -48,6 +55,8 @@ struct Merger<'s, 'a> {
     alloc: &'s BoundedAlloc<'a>,
     schema: &'static Schema,
     at: usize,
+    /// Levels of [`Merger::merge`] on the stack.
+    depth: Cell<u32>,
 }
 
 /// True if `slots` is a dense record of `table`: slot `i` holds field `i`,
@@ -79,16 +88,25 @@ impl<'a> Merger<'_, 'a> {
 
     /// The records `recs` of message type `table`, in input order, merged
     /// into one settled record. Recursion follows the records' nesting,
-    /// which `max_depth` bounds; past the stack left, it goes on in a new
-    /// segment, as the decoder does.
+    /// which `max_depth` bounds: plain for the first [`MAX_RECURSION`]
+    /// levels, past them checking the stack left and going on in a new
+    /// segment when it runs short, as the decoder does.
     fn merge(
         &self,
         table: &'static MessageTable,
         recs: &[&'a [Slot<'a>]],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        let depth = self.depth.get();
+        self.depth.set(depth.saturating_add(1));
+        let merged = if depth < MAX_RECURSION {
             self.merge_here(table, recs)
-        })
+        } else {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+                self.merge_here(table, recs)
+            })
+        };
+        self.depth.set(depth);
+        merged
     }
 
     /// [`merge`](Self::merge) on the current stack.
@@ -97,12 +115,14 @@ impl<'a> Merger<'_, 'a> {
         table: &'static MessageTable,
         recs: &[&'a [Slot<'a>]],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        if let [one] = recs
-            && !one
+        if let [one] = recs {
+            if !one
                 .windows(2)
                 .any(|w| matches!(w, [a, b] if a.field() < UNKNOWN && a.field() == b.field()))
-        {
-            return self.settle_in_place(table, one);
+            {
+                return self.settle_in_place(table, one);
+            }
+            return self.merge_runs(table, one);
         }
         if table.dense
             && let [_, _, ..] = recs
@@ -175,6 +195,65 @@ impl<'a> Merger<'_, 'a> {
                 }
             }
             k = stop;
+        }
+        let out = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// One record of `table` in decode order (a field's occurrences side
+    /// by side, see `record::in_decode_order`; its displaced oneof members
+    /// dropped when it was read) merged into a settled one, run by run:
+    /// what [`merge_here`](Self::merge_here) does for several records,
+    /// without listing and sorting the slots, which are in order already.
+    fn merge_runs(
+        &self,
+        table: &'static MessageTable,
+        rec: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let at = self.at;
+        self.alloc.charge_slice::<Slot<'a>>(rec.len(), at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> =
+            ArenaVec::with_capacity_in(rec.len(), self.alloc.bump());
+        let mut k = 0usize;
+        while let Some(first) = rec.get(k) {
+            let fi = first.field();
+            let mut stop = k.saturating_add(1);
+            while rec.get(stop).is_some_and(|s| s.field() == fi) {
+                stop = stop.saturating_add(1);
+            }
+            let Some(run) = rec.get(k..stop) else {
+                return Err(internal(at));
+            };
+            k = stop;
+            if first.is_absent() {
+                continue;
+            }
+            match table.fields.get(fi as usize) {
+                None => out.extend_from_slice(run),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter())?),
+                Some(f) if f.kind.is_message() => {
+                    if let [one] = run
+                        && !one.is_pending()
+                    {
+                        out.push(*one);
+                    } else {
+                        let occurrences =
+                            self.alloc.alloc_slice_fill_copy(run.len(), &[][..], at)?;
+                        for (o, s) in occurrences.iter_mut().zip(run) {
+                            *o = s.as_msg().unwrap_or(&[]);
+                        }
+                        let merged = self.merge(self.sub(f)?, occurrences)?;
+                        out.push(Slot::new(fi, Val::Msg(merged)));
+                    }
+                }
+                // A scalar, string or bytes field: the last occurrence wins.
+                Some(_) => {
+                    if let Some(last) = run.last() {
+                        out.push(*last);
+                    }
+                }
+            }
         }
         let out = out.into_bump_slice();
         debug_assert!(record::in_reader_order(out));

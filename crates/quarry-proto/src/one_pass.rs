@@ -7,12 +7,14 @@
 //! and goes on in a new segment when it runs short, so no input overflows
 //! the thread's stack. When a message ends, its slots
 //! leave the scratch for their final run in the arena: copied as they are
-//! when the fields came in number order, each once, with nothing unknown
-//! and no repeated field other than messages (what canonical encoders write
+//! when the fields came in number order, each once, with no repeated
+//! field other than messages (what canonical encoders write
 //! for most messages; a repeated message field met once keeps its one
-//! element as read, see `Slot::elements`), otherwise sorted by field and
-//! gathered (repeated values into exact-size arrays, the last occurrence of
-//! a scalar winning, unknown fields last in input order).
+//! element as read, see `Slot::elements`; unknown fields after the known
+//! ones, in increasing number order, are in that order as they stand),
+//! otherwise sorted by field and gathered (repeated values into exact-size
+//! arrays, the last occurrence of a scalar winning, unknown fields last in
+//! input order).
 //!
 //! What canonical encoders do not write is read in place too. Two members
 //! of one oneof: the displaced one is dropped when the message ends. An
@@ -42,8 +44,8 @@ use crate::values::{
     skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{
-    EGROUP, LEN, SGROUP, invalid_wire_type, read_fixed, read_len, read_tag, read_varint,
-    read_varint_word,
+    EGROUP, LEN, SGROUP, invalid_field_number, invalid_wire_type, read_fixed, read_len, read_tag,
+    read_varint, read_varint_word,
 };
 
 /// Slots the scratch stack starts with; it doubles when full. Most messages
@@ -102,10 +104,12 @@ struct Msg {
     /// Where its bytes start (item-limit errors point here).
     start: usize,
     /// Bit 0 ([`Msg::GATHER`]): slots must be gathered, a repeated field
-    /// (not a message one) or an unknown field was read. (Fields out of
-    /// number order, or one twice, such as a repeated message field's
-    /// second element, are found when the message ends: one compare per
-    /// slot there instead of per field here.) Bit 1 ([`Msg::PENDING`]): a
+    /// (not a message one) was read. (Fields out of number order, or one
+    /// twice, such as a repeated message field's second element, and
+    /// unknown fields before a known one or not in increasing number
+    /// order, are found when the message ends: one compare per slot there
+    /// instead of per field here. Unknown fields after the known ones, in
+    /// increasing number order, are in reader order as they stand.) Bit 1 ([`Msg::PENDING`]): a
     /// child's record holds occurrences still to merge. Above them, four
     /// times the number of oneof members read ([`Msg::ONEOF`] each,
     /// saturating; two or more may displace one another). One word, so the
@@ -512,10 +516,8 @@ impl<'a> Dec<'a, '_> {
                         // values of closed enums never come here: see
                         // `FieldTable::whole_entry_op`.)
                         let unknown = Slot::unknown(number << 3, span(buf, after_tag, p)?);
-                        if !DENSE {
-                            msg.marks |= Msg::GATHER;
-                        }
-                        // A dense record's tail.
+                        // A dense record's tail; in a sparse message, a
+                        // slot `finish` checks the order of.
                         self.push(unknown, at)?;
                         if DENSE && !TAIL {
                             return self.resume_tail(table, msg, dense, p, end);
@@ -623,8 +625,15 @@ impl<'a> Dec<'a, '_> {
         let Some(tail) = self.scratch.get(base..) else {
             return Err(internal(start));
         };
-        let present = dense.iter().filter(|s| !s.is_absent()).count();
-        let Some(&first) = tail.first() else {
+        // One pass over the few dense slots: the present ones, and whether
+        // one of them is pending.
+        let mut present = 0usize;
+        let mut pending = false;
+        for slot in dense.iter().filter(|s| !s.is_absent()) {
+            present = present.saturating_add(1);
+            pending |= slot.is_pending();
+        }
+        if tail.is_empty() {
             // No unknown field, only a pending child (see
             // `resume_pending`): the dense record.
             if self.checked {
@@ -636,8 +645,8 @@ impl<'a> Dec<'a, '_> {
                 )?;
             }
             return Ok(dense);
-        };
-        if dense.iter().any(Slot::is_pending) {
+        }
+        if pending {
             self.signal |= signal::PENDING;
         }
         let n = present.saturating_add(tail.len());
@@ -648,23 +657,14 @@ impl<'a> Dec<'a, '_> {
                 u32::try_from(n).unwrap_or(u32::MAX),
                 start,
             )?;
+            self.alloc.charge_slice::<Slot<'a>>(n, start)?;
         }
-        let slots = if self.checked {
-            self.alloc.alloc_slice_fill_copy(n, first, start)?
-        } else {
-            self.alloc.bump().alloc_slice_fill_copy(n, first)
-        };
-        let (known, unknown) = slots.split_at_mut(present);
-        let mut w = known.iter_mut();
-        for slot in dense {
-            if !slot.is_absent()
-                && let Some(out) = w.next()
-            {
-                *out = *slot;
-            }
-        }
-        unknown.copy_from_slice(tail);
+        // Each slot written once, into a buffer of the exact size.
+        let mut slots = ArenaVec::with_capacity_in(n, self.alloc.bump());
+        slots.extend(dense.iter().filter(|s| !s.is_absent()).copied());
+        slots.extend_from_slice(tail);
         self.scratch.truncate(base);
+        let slots = slots.into_bump_slice();
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
@@ -921,7 +921,9 @@ impl<'a> Dec<'a, '_> {
                 fi: UNKNOWN,
                 number,
                 reader: op::RARE,
-                flags: step::GATHER,
+                // Unknown fields need no gather when they come last (see
+                // `Msg::marks`).
+                flags: 0,
                 pos,
             });
         };
@@ -1043,7 +1045,7 @@ impl<'a> Dec<'a, '_> {
                         }
                         // Kept as an unknown field, as protobuf does.
                         self.push(Slot::unknown(number << 3, span(buf, vstart, pos)?), at)?;
-                        return Ok((pos, flags | step::GATHER));
+                        return Ok((pos, flags));
                     }
                     if table.map_entry {
                         // The entry's last value is the one that counts.
@@ -1135,7 +1137,7 @@ impl<'a> Dec<'a, '_> {
         let pos = &mut pos;
         // One-byte tags arrive unchecked (see `short_tag`).
         if number == 0 {
-            return Err(DecodeError::invalid_value(at, "invalid field number", 0));
+            return Err(invalid_field_number(at, 0));
         }
         // An unknown field is a level of its own to prost, whatever its
         // wire type (see `levels_below`).
@@ -1161,13 +1163,7 @@ impl<'a> Dec<'a, '_> {
                 )?;
                 span(buf, s, e)?
             }
-            EGROUP => {
-                return Err(DecodeError::invalid_value(
-                    at,
-                    "end-group tag without a start",
-                    format_args!("field {number}"),
-                ));
-            }
+            EGROUP => return Err(end_without_start(at, number)),
             6 | 7 => return Err(invalid_wire_type(at, wt, number)),
             _ => {
                 let s = *pos;
@@ -1674,10 +1670,22 @@ fn next_byte(pos: usize) -> usize {
     }
 }
 
+/// An end-group tag of field `number` at `at` with no group open.
+#[cold]
+#[inline(never)]
+fn end_without_start(at: usize, number: u32) -> DecodeError {
+    DecodeError::invalid_value(
+        at,
+        "end-group tag without a start",
+        format_args!("field {number}"),
+    )
+}
+
 /// The error for a known field whose wire type does not match its kind:
 /// an invalid wire type (6 or 7, which a one-byte tag is not checked for)
 /// or a wrong one.
 #[cold]
+#[inline(never)]
 fn mismatch(wt: u8, at: usize, number: u32) -> DecodeError {
     if wt > 5 {
         invalid_wire_type(at, wt, number)

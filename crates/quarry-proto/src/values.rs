@@ -25,6 +25,7 @@ pub(crate) fn internal(offset: usize) -> DecodeError {
 }
 
 #[cold]
+#[inline(never)]
 pub(crate) fn wrong_wire_type(offset: usize, wire: u8, number: u32) -> DecodeError {
     DecodeError::invalid_value(
         offset,
@@ -176,12 +177,21 @@ pub(crate) fn skip_group(
 const OPEN_GROUPS_INLINE: usize = 32;
 
 #[cold]
+#[inline(never)]
 fn mismatched_end(at: usize, end: u32, start: u32) -> DecodeError {
     DecodeError::invalid_value(
         at,
         "end-group tag does not match its start",
         format_args!("field {end} closes group {start}"),
     )
+}
+
+/// A value of wire type `wt` at `at` that no field has (6 or 7, or a
+/// group's end where a plain value belongs).
+#[cold]
+#[inline(never)]
+fn bad_wire_type(at: usize, wt: u8) -> DecodeError {
+    DecodeError::invalid_value(at, "invalid wire type", wt)
 }
 
 pub(crate) fn skip_plain(
@@ -195,7 +205,7 @@ pub(crate) fn skip_plain(
         I64 => read_fixed::<8>(buf, pos, end).map(|_| ()),
         I32 => read_fixed::<4>(buf, pos, end).map(|_| ()),
         LEN => read_len(buf, pos, end).map(|_| ()),
-        _ => Err(DecodeError::invalid_value(*pos, "invalid wire type", wt)),
+        _ => Err(bad_wire_type(*pos, wt)),
     }
 }
 
@@ -220,13 +230,26 @@ pub(crate) fn packed_count(buf: &[u8], s: usize, e: usize, wt: u8) -> Result<u32
         }
         I64 if len.is_multiple_of(8) => len / 8,
         I32 if len.is_multiple_of(4) => len / 4,
-        _ => {
-            return Err(DecodeError::invalid_value(
-                s,
-                "packed run length is not a multiple of the element size",
-                format_args!("{len} bytes"),
-            ));
-        }
+        _ => return Err(packed_misfit(s, len)),
     };
-    u32::try_from(n).map_err(|_| DecodeError::invalid_value(s, "packed run too long", n))
+    u32::try_from(n).map_err(|_| packed_too_long(s, n))
+}
+
+/// A fixed-width packed run at `s` of `len` bytes, not a whole number of
+/// elements.
+#[cold]
+#[inline(never)]
+fn packed_misfit(s: usize, len: usize) -> DecodeError {
+    DecodeError::invalid_value(
+        s,
+        "packed run length is not a multiple of the element size",
+        format_args!("{len} bytes"),
+    )
+}
+
+/// A packed run at `s` of `n` elements, more than a `u32` counts.
+#[cold]
+#[inline(never)]
+fn packed_too_long(s: usize, n: usize) -> DecodeError {
+    DecodeError::invalid_value(s, "packed run too long", n)
 }

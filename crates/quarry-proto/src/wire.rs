@@ -155,11 +155,7 @@ pub(crate) fn read_tag(buf: &[u8], pos: &mut usize, end: usize) -> Result<(u32, 
     let wire = (raw & 7) as u8;
     let number = raw >> 3;
     if number == 0 || number > u64::from(MAX_FIELD_NUMBER) {
-        return Err(DecodeError::invalid_value(
-            at,
-            "invalid field number",
-            number,
-        ));
+        return Err(invalid_field_number(at, number));
     }
     if wire > 5 {
         return Err(invalid_wire_type(at, wire, number));
@@ -183,12 +179,21 @@ pub(crate) fn read_len(
             *pos = stop;
             Ok((start, stop))
         }
-        _ => Err(DecodeError::invalid_value(
-            at,
-            "length past the end of the message",
-            format_args!("{len} bytes, {} left", end.saturating_sub(start)),
-        )),
+        _ => Err(len_past_end(at, len, end.saturating_sub(start))),
     }
+}
+
+/// A length prefix at `at` of `len` bytes where `left` are left. Out of
+/// line, so the callers [`read_len`] is inlined into keep no formatting
+/// arguments in their frames.
+#[cold]
+#[inline(never)]
+fn len_past_end(at: usize, len: u64, left: usize) -> DecodeError {
+    DecodeError::invalid_value(
+        at,
+        "length past the end of the message",
+        format_args!("{len} bytes, {left} left"),
+    )
 }
 
 /// Read a fixed-size little-endian value of `N` bytes.
@@ -244,6 +249,13 @@ pub fn write_varint(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// A tag whose field number is 0 or past [`MAX_FIELD_NUMBER`].
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid_field_number(at: usize, number: u64) -> DecodeError {
+    DecodeError::invalid_value(at, "invalid field number", number)
 }
 
 /// A tag whose wire type is 6 or 7: the error names the type and the
