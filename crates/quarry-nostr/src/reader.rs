@@ -106,22 +106,36 @@ impl Window {
         reason = "from >= base (callers move forward only); off < 16 before the shift; base + 16 and base + k stay within b.len() + 16"
     )]
     fn next_stop(&mut self, b: &[u8], mut from: usize, high: &mut u32) -> usize {
+        let off = from - self.base;
+        if off < 16 {
+            let m = self.hit & (u32::MAX << off);
+            if m != 0 {
+                // The bytes below the stop.
+                *high |= self.high & ((m & m.wrapping_neg()) - 1);
+                return self.base + m.trailing_zeros() as usize;
+            }
+            *high |= self.high;
+            from = self.base + 16;
+        }
+        // Whole windows, then the last few bytes padded.
         loop {
-            let off = from - self.base;
-            if off < 16 {
-                let m = self.hit & (u32::MAX << off);
-                if m != 0 {
-                    // The bytes below the stop.
-                    *high |= self.high & ((m & m.wrapping_neg()) - 1);
-                    return self.base + m.trailing_zeros() as usize;
-                }
-                *high |= self.high;
-                from = self.base + 16;
+            let rest = b.get(from..).unwrap_or_default();
+            let (hit, hb) = match rest.first_chunk::<16>() {
+                Some(chunk) => masks(chunk),
+                None if rest.is_empty() => return b.len(),
+                None => masks(&padded(rest)),
+            };
+            if hit != 0 {
+                *self = Self {
+                    base: from,
+                    hit,
+                    high: hb,
+                };
+                *high |= hb & ((hit & hit.wrapping_neg()) - 1);
+                return from + hit.trailing_zeros() as usize;
             }
-            if from >= b.len() {
-                return b.len();
-            }
-            *self = Self::load(b, from);
+            *high |= hb;
+            from += 16;
         }
     }
 }
@@ -140,8 +154,39 @@ fn padded(rest: &[u8]) -> [u8; 16] {
 /// JSON string (`"`, `\\` or a control character below 0x20), or
 /// `b.len()`.
 #[inline]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "at advances over whole chunks of b; n - 16 <= at < n in the tail"
+)]
 pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
-    scan(b, i).0
+    let n = b.len();
+    let mut at = i;
+    let rest = b.get(i..).unwrap_or_default();
+    let (chunks, tail) = rest.as_chunks::<16>();
+    for chunk in chunks {
+        let (hit, _) = masks(chunk);
+        if hit != 0 {
+            return at + hit.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
+    if tail.is_empty() {
+        return n;
+    }
+    // The last 16 bytes of `b`, less those before `at`; a shorter `b` a
+    // byte at a time.
+    if let Some(last) = b.last_chunk::<16>() {
+        let (hit, _) = masks(last);
+        let hit = hit >> (at - (n - 16));
+        return if hit != 0 {
+            at + hit.trailing_zeros() as usize
+        } else {
+            n
+        };
+    }
+    tail.iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map_or(n, |k| at + k)
 }
 
 /// Index of the first byte at or after `i` that ends a plain run inside a
@@ -163,18 +208,30 @@ pub(crate) fn scan(b: &[u8], i: usize) -> (usize, bool) {
 /// make one (`u` starts a `\\uXXXX`; anything else is an error).
 #[inline(always)]
 fn short_escape(c: u8) -> Option<u8> {
-    match c {
-        b'"' => Some(b'"'),
-        b'\\' => Some(b'\\'),
-        b'/' => Some(b'/'),
-        b'n' => Some(b'\n'),
-        b'r' => Some(b'\r'),
-        b't' => Some(b'\t'),
-        b'b' => Some(0x08),
-        b'f' => Some(0x0C),
-        _ => None,
+    match SHORT_ESCAPES.get(usize::from(c)) {
+        Some(&0) | None => None,
+        Some(&byte) => Some(byte),
     }
 }
+
+/// Per byte `c`, what `\\c` stands for, or 0 when it is not a two-byte
+/// escape (none stands for 0).
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
+static SHORT_ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0C;
+    t
+};
 
 /// `bytes`, known to be ASCII (a scan found no byte at or above 0x80), as
 /// text.
@@ -209,14 +266,16 @@ fn ascii_or_escaped(bytes: &[u8]) -> &str {
     reason = "o + n <= out.len() and i + n <= b.len() (the caller's run), so every sum stays within a slice's length"
 )]
 fn copy_run(out: &mut [u8], o: usize, b: &[u8], i: usize, n: usize) {
-    let block =
-        |out: &mut [u8], o: usize, i: usize| match (out.get_mut(o..o + 16), b.get(i..i + 16)) {
-            (Some(dst), Some(src)) => {
-                dst.copy_from_slice(src);
-                true
-            }
-            _ => false,
-        };
+    let block = |out: &mut [u8], o: usize, i: usize| match (
+        out.get_mut(o..).and_then(|r| r.first_chunk_mut::<16>()),
+        b.get(i..).and_then(|r| r.first_chunk::<16>()),
+    ) {
+        (Some(dst), Some(src)) => {
+            *dst = *src;
+            true
+        }
+        _ => false,
+    };
     if n <= 16 {
         if !block(out, o, i)
             && let (Some(dst), Some(src)) = (out.get_mut(o..o + n), b.get(i..i + n))
@@ -231,6 +290,30 @@ fn copy_run(out: &mut [u8], o: usize, b: &[u8], i: usize, n: usize) {
         k += 16;
     }
     block(out, o + n - 16, i + n - 16);
+}
+
+/// Bytes of decoded text an escaped string is decoded into on the stack
+/// before its one copy into the arena; longer ones are walked first and
+/// decoded into the arena.
+const SCRATCH: usize = 1024;
+
+/// A string [`Reader::unescape_short`] decoded.
+struct Short {
+    /// Decoded bytes.
+    len: usize,
+    /// The closing quote's offset.
+    end: usize,
+    /// Every escape is in the canonical form.
+    canonical: bool,
+    /// A run after the first escape has a byte at or above 0x80.
+    high: bool,
+}
+
+/// The first escapes of a string, as the walk found them: offsets, and
+/// the byte each two-byte escape stands for (0 for a `\\uXXXX`).
+struct Marks {
+    at: [usize; MARKS],
+    byte: [u8; MARKS],
 }
 
 /// What the walk over an escaped string found.
@@ -654,7 +737,25 @@ impl<'a> Reader<'a> {
         high: bool,
         alloc: &BoundedAlloc<'a>,
     ) -> Result<&'a str, DecodeError> {
-        let mut marks = [0usize; MARKS];
+        let mut scratch = [0u8; SCRATCH];
+        if let Some(done) = self.unescape_short(start, first_escape, &mut scratch)? {
+            let text = scratch.get(..done.len).unwrap_or_default();
+            alloc.charge(text.len(), start)?;
+            let out: &'a [u8] = alloc.bump().alloc_slice_copy(text);
+            self.pos = done.end + 1;
+            self.canonical = done.canonical;
+            return if high || done.high {
+                std::str::from_utf8(out).map_err(|_| self.utf8_error(start))
+            } else {
+                // Runs without a byte at or above 0x80 are ASCII, and each
+                // escape wrote one whole character.
+                Ok(ascii_or_escaped(out))
+            };
+        }
+        let mut marks = Marks {
+            at: [0; MARKS],
+            byte: [0; MARKS],
+        };
         let walk = self.walk_escaped(first_escape, &mut marks)?;
         let end = walk.end;
         let decoded_len = end - (start + 1) - walk.removed;
@@ -665,10 +766,18 @@ impl<'a> Reader<'a> {
         let mut i = start + 1;
         // The escapes the walk marked decode without scanning again; past
         // them (a string with more than MARKS escapes), the scan goes on.
-        for &at in marks.get(..walk.escapes).unwrap_or(&marks) {
+        for (&at, &byte) in marks.at.iter().zip(&marks.byte).take(walk.escapes) {
             copy_run(out, o, b, i, at - i);
             o += at - i;
-            i = self.unescape(at, out, &mut o)?;
+            if byte != 0 {
+                if let Some(dst) = out.get_mut(o) {
+                    *dst = byte;
+                }
+                o += 1;
+                i = at + 2;
+            } else {
+                i = self.unescape(at, out, &mut o)?;
+            }
         }
         while i < end {
             let stop = find_special(b, i).min(end);
@@ -689,6 +798,76 @@ impl<'a> Reader<'a> {
             // Runs without a byte at or above 0x80 are ASCII, and each
             // escape wrote one whole character.
             Ok(ascii_or_escaped(out))
+        }
+    }
+
+    /// Decode a string whose first escape is at `first_escape` in one
+    /// pass into `scratch`: `None` when it does not fit there (the caller
+    /// then walks it and decodes it into the arena), an error where the
+    /// walk would find one, in the same order.
+    #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "start < first_escape <= stop <= b.len(); o counts bytes written to scratch, checked against its length before each write; an escape takes 2..=12 input bytes"
+    )]
+    fn unescape_short(
+        &self,
+        start: usize,
+        first_escape: usize,
+        scratch: &mut [u8; SCRATCH],
+    ) -> Result<Option<Short>, DecodeError> {
+        let b = self.b;
+        let mut canonical = true;
+        let mut high = 0u32;
+        let mut i = start + 1;
+        let mut stop = first_escape;
+        let mut o = 0usize;
+        let mut window = Window::load(b, first_escape);
+        loop {
+            // The run before the stop.
+            let n = stop - i;
+            if o + n + 4 > SCRATCH {
+                return Ok(None);
+            }
+            copy_run(scratch, o, b, i, n);
+            o += n;
+            match b.get(stop) {
+                Some(b'\\') => {
+                    let short = b
+                        .get(stop + 1)
+                        .and_then(|&c| SHORT_ESCAPES.get(usize::from(c)))
+                        .copied()
+                        .unwrap_or(0);
+                    if short != 0 {
+                        if let Some(dst) = scratch.get_mut(o) {
+                            *dst = short;
+                        }
+                        o += 1;
+                        canonical &= short != b'/';
+                        i = stop + 2;
+                    } else {
+                        let e = self.escape(stop)?;
+                        let mut buf = [0u8; 4];
+                        let ch = e.ch.encode_utf8(&mut buf).as_bytes();
+                        if let Some(dst) = scratch.get_mut(o..o + ch.len()) {
+                            dst.copy_from_slice(ch);
+                        }
+                        o += ch.len();
+                        canonical &= e.canonical;
+                        i = stop + e.len;
+                    }
+                }
+                Some(b'"') => {
+                    return Ok(Some(Short {
+                        len: o,
+                        end: stop,
+                        canonical,
+                        high: high != 0,
+                    }));
+                }
+                _ => return Err(self.control_error(stop)),
+            }
+            stop = window.next_stop(b, i, &mut high);
         }
     }
 
@@ -725,14 +904,41 @@ impl<'a> Reader<'a> {
         clippy::arithmetic_side_effects,
         reason = "an escape takes 2..=12 input bytes and decodes to fewer: e.len - len_utf8 >= 0, and i stays within the input"
     )]
-    fn walk_escaped(&self, mut i: usize, marks: &mut [usize; MARKS]) -> Result<Walk, DecodeError> {
+    fn walk_escaped(&self, mut i: usize, marks: &mut Marks) -> Result<Walk, DecodeError> {
+        let b = self.b;
         let mut removed = 0usize;
         let mut canonical = true;
         let mut escapes = 0usize;
         let mut high = 0u32;
-        let mut window = Window::load(self.b, i);
+        let mut window = Window::load(b, i);
         loop {
-            match self.b.get(i) {
+            match b.get(i) {
+                Some(b'\\') => {
+                    let short = b
+                        .get(i + 1)
+                        .and_then(|&c| SHORT_ESCAPES.get(usize::from(c)))
+                        .copied()
+                        .unwrap_or(0);
+                    if let (Some(at), Some(byte)) =
+                        (marks.at.get_mut(escapes), marks.byte.get_mut(escapes))
+                    {
+                        *at = i;
+                        *byte = short;
+                    }
+                    escapes += 1;
+                    if short != 0 {
+                        // The two-byte escapes decode to one byte; `\\/` is
+                        // the one the canonical form does not write.
+                        removed += 1;
+                        canonical &= short != b'/';
+                        i += 2;
+                    } else {
+                        let e = self.escape(i)?;
+                        removed += e.len - e.ch.len_utf8();
+                        canonical &= e.canonical;
+                        i += e.len;
+                    }
+                }
                 Some(b'"') => {
                     return Ok(Walk {
                         end: i,
@@ -742,29 +948,9 @@ impl<'a> Reader<'a> {
                         high: high != 0,
                     });
                 }
-                Some(b'\\') => {
-                    if let Some(mark) = marks.get_mut(escapes) {
-                        *mark = i;
-                    }
-                    escapes += 1;
-                    // The two-byte escapes decode to one byte; `\/` is the
-                    // one the canonical form does not write.
-                    if let Some(&c) = self.b.get(i + 1)
-                        && short_escape(c).is_some()
-                    {
-                        removed += 1;
-                        canonical &= c != b'/';
-                        i += 2;
-                    } else {
-                        let e = self.escape(i)?;
-                        removed += e.len - e.ch.len_utf8();
-                        canonical &= e.canonical;
-                        i += e.len;
-                    }
-                }
                 _ => return Err(self.control_error(i)),
             }
-            i = window.next_stop(self.b, i, &mut high);
+            i = window.next_stop(b, i, &mut high);
         }
     }
 
@@ -1008,7 +1194,7 @@ mod tests {
     }
 
     #[test]
-    fn scan_reports_bytes_above_ascii_before_the_stop() {
+    fn find_special_scan_reports_bytes_above_ascii_before_the_stop() {
         // Every length up to 40 past a start, a byte >= 0x80 at each place
         // before, at and after a quote, with and without a 16-byte run first.
         let step = if cfg!(miri) { 7 } else { 1 };
@@ -1034,7 +1220,7 @@ mod tests {
     }
 
     #[test]
-    fn the_sse2_masks_agree_with_a_byte_loop_for_every_byte_in_every_lane() {
+    fn find_special_sse2_masks_agree_with_a_byte_loop_for_every_byte_in_every_lane() {
         // Under Miri (which checks the SIMD path's unsafe call) every 13th
         // byte.
         let step = if cfg!(miri) { 13 } else { 1 };
@@ -1048,7 +1234,7 @@ mod tests {
     }
 
     #[test]
-    fn escaped_strings_decode_with_runs_of_every_length() {
+    fn find_special_runs_copy_into_escaped_strings_of_every_length() {
         // Runs of 0 to 40 bytes (ASCII or not) between escapes, so the
         // 16-byte copies meet the end of the output at every offset.
         let arena = quarry_core::Arena::new();
@@ -1071,7 +1257,34 @@ mod tests {
     }
 
     #[test]
-    fn strings_that_are_not_utf8_are_refused_where_the_bad_byte_is() {
+    fn find_special_runs_copy_into_long_escaped_strings() {
+        // Around the stack scratch's length, and far past it with more
+        // escapes than the walk marks; ASCII and not.
+        let arena = quarry_core::Arena::new();
+        let opts = quarry_core::DecodeOptions::default();
+        let alloc = BoundedAlloc::new(&arena, &opts);
+        let lens = if cfg!(miri) {
+            vec![SCRATCH - 8, SCRATCH + 40]
+        } else {
+            (SCRATCH - 40..SCRATCH + 40).chain([3000, 5000]).collect()
+        };
+        for len in lens {
+            for unit in ["ab\\n", "é\\\"x", "\\u0041yz"] {
+                let mut body = String::new();
+                while body.len() < len {
+                    body.push_str(unit);
+                }
+                let wire = format!("\"{body}\",");
+                let want: String = serde_json::from_str(&wire[..wire.len() - 1]).unwrap();
+                let mut r = Reader::new(wire.as_bytes(), ControlChars::Escape);
+                assert_eq!(r.string(&alloc).unwrap(), want, "{len} {unit}");
+                assert_eq!(r.pos, wire.len() - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn find_special_high_bytes_that_are_not_utf8_are_refused_where_they_are() {
         let arena = quarry_core::Arena::new();
         let opts = quarry_core::DecodeOptions::default();
         let alloc = BoundedAlloc::new(&arena, &opts);
