@@ -156,7 +156,7 @@ fn padded(rest: &[u8]) -> [u8; 16] {
 #[inline]
 #[expect(
     clippy::arithmetic_side_effects,
-    reason = "at advances over whole chunks of b; n - 16 <= at < n in the tail"
+    reason = "at advances over whole chunks of b; n - 16 <= at < n in the tail, and a stop in lanes 8.. of a shorter b is byte n + k - 16 >= n - 8 >= 0"
 )]
 pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
     let n = b.len();
@@ -173,13 +173,29 @@ pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
     if tail.is_empty() {
         return n;
     }
-    // The last 16 bytes of `b`, less those before `at`; a shorter `b` a
+    // The last 16 bytes of `b`, less those before `at`; a shorter `b`
+    // with 8 to 15 bytes left as its first and last 8 of them, fewer a
     // byte at a time.
     if let Some(last) = b.last_chunk::<16>() {
         let (hit, _) = masks(last);
         let hit = hit >> (at - (n - 16));
         return if hit != 0 {
             at + hit.trailing_zeros() as usize
+        } else {
+            n
+        };
+    }
+    if let (Some(first), Some(last)) = (tail.first_chunk::<8>(), tail.last_chunk::<8>()) {
+        let mut chunk = [0u8; 16];
+        chunk[..8].copy_from_slice(first);
+        chunk[8..].copy_from_slice(last);
+        let (hit, _) = masks(&chunk);
+        // Lanes 8.. hold the bytes from `n - 8`; the first 8 lanes any
+        // stop among the first 8 bytes, which comes first.
+        return if hit & 0xFF != 0 {
+            at + hit.trailing_zeros() as usize
+        } else if hit != 0 {
+            n + hit.trailing_zeros() as usize - 16
         } else {
             n
         };
