@@ -16,7 +16,7 @@ use crate::canonical::{self, CanonParts};
 use crate::event::{Event, EventRec, IdState, TagSpan, Tags, TagsRepr, letter_bit};
 use crate::hex;
 use crate::options::{Decoder, IdCheck};
-use crate::reader::{Reader, find_special, shown};
+use crate::reader::{Reader, scan, shown};
 
 /// Upper bound on arena bytes one decode of any input writes per input
 /// byte, and the constant on top ([`ARENA_BYTES_CONST`]): see
@@ -165,6 +165,54 @@ const CONTENT: u8 = 32;
 const SIG: u8 = 64;
 const ALL: u8 = 127;
 
+/// `"name":` as a little-endian word of up to 16 bytes: the pattern, the
+/// mask of its bytes and its length.
+#[expect(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "evaluated at compile time for names of at most 10 bytes, where an index out of range or an overflow fails the build"
+)]
+const fn member(name: &[u8]) -> (u128, u128, usize) {
+    let mut pattern = u128::from_le_bytes([0; 16]);
+    let len = name.len() + 3;
+    let mut bytes = [0u8; 16];
+    bytes[0] = b'"';
+    let mut i = 0;
+    while i < name.len() {
+        bytes[i + 1] = name[i];
+        i += 1;
+    }
+    bytes[name.len() + 1] = b'"';
+    bytes[name.len() + 2] = b':';
+    pattern |= u128::from_le_bytes(bytes);
+    let mask = if len >= 16 {
+        u128::MAX
+    } else {
+        (1u128 << (8 * len)) - 1
+    };
+    (pattern, mask, len)
+}
+
+const MEMBER_ID: (u128, u128, usize) = member(b"id");
+const MEMBER_PUBKEY: (u128, u128, usize) = member(b"pubkey");
+const MEMBER_CREATED_AT: (u128, u128, usize) = member(b"created_at");
+const MEMBER_KIND: (u128, u128, usize) = member(b"kind");
+const MEMBER_TAGS: (u128, u128, usize) = member(b"tags");
+const MEMBER_CONTENT: (u128, u128, usize) = member(b"content");
+const MEMBER_SIG: (u128, u128, usize) = member(b"sig");
+
+/// The length of the name of the member `bit` stands for.
+fn member_name_len(bit: u8) -> usize {
+    match bit {
+        ID => 2,
+        PUBKEY => 6,
+        CREATED_AT => 10,
+        KIND | TAGS => 4,
+        CONTENT => 7,
+        _ => 3,
+    }
+}
+
 fn missing(seen: u8) -> &'static str {
     match !seen & ALL {
         m if m & ID != 0 => "event has no id",
@@ -222,7 +270,7 @@ impl<'a, 's> Dec<'a, 's> {
         let estimate = estimate_arena_bytes(input);
         quarry_core::reserve(arena, estimate, || estimate, budget_left);
         Ok(Self {
-            r: Reader::new(input, cfg.control_chars)?,
+            r: Reader::new(input, cfg.control_chars),
             alloc,
             cfg,
             items: 0,
@@ -282,12 +330,42 @@ impl<'a, 's> Dec<'a, 's> {
         if self.r.peek() != Some(b'"') {
             return Err(self.r.err("expected a member name"));
         }
-        let end = find_special(self.r.b, start + 1);
-        if self.r.b.get(end) == Some(&b'"') {
+        let (end, high) = scan(self.r.b, start + 1);
+        if !high && self.r.b.get(end) == Some(&b'"') {
             self.r.pos = end + 1;
             return Ok(&self.r.b[start + 1..end]);
         }
         Ok(self.r.string(self.alloc)?.as_bytes())
+    }
+
+    /// One of the event's seven members, named without escapes and followed
+    /// right away by its `:` (compact JSON): its bit, with `pos` moved past
+    /// the colon. `None` for anything else (unknown members, escapes,
+    /// whitespace, fewer than 16 bytes left), which the general path reads.
+    #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "pos moves past the bytes just matched, all within the 16 read"
+    )]
+    fn known_member(&mut self) -> Option<u8> {
+        let at = self.r.pos;
+        let head: [u8; 16] = self.r.b.get(at..at + 16)?.try_into().ok()?;
+        let word = u128::from_le_bytes(head);
+        let (bit, (pattern, mask, len)) = match head[1] {
+            b'i' => (ID, MEMBER_ID),
+            b'p' => (PUBKEY, MEMBER_PUBKEY),
+            b'k' => (KIND, MEMBER_KIND),
+            b't' => (TAGS, MEMBER_TAGS),
+            b's' => (SIG, MEMBER_SIG),
+            b'c' if head[2] == b'o' => (CONTENT, MEMBER_CONTENT),
+            b'c' => (CREATED_AT, MEMBER_CREATED_AT),
+            _ => return None,
+        };
+        if word & mask != pattern {
+            return None;
+        }
+        self.r.pos = at + len;
+        Some(bit)
     }
 
     /// A string of exactly `2 * N` hex digits; `what` is the error.
@@ -388,21 +466,39 @@ impl<'a, 's> Dec<'a, 's> {
             loop {
                 self.r.ws();
                 let key_at = self.r.pos;
-                let key = self.key()?;
-                self.r.expect(b':', "expected ':'")?;
-                self.r.ws();
-                let bit = match key {
-                    b"id" => ID,
-                    b"pubkey" => PUBKEY,
-                    b"created_at" => CREATED_AT,
-                    b"kind" => KIND,
-                    b"tags" => TAGS,
-                    b"content" => CONTENT,
-                    b"sig" => SIG,
-                    _ => 0,
+                let (bit, key) = match self.known_member() {
+                    Some(bit) => (bit, &b""[..]),
+                    None => {
+                        let key = self.key()?;
+                        self.r.expect(b':', "expected ':'")?;
+                        let bit = match key {
+                            b"id" => ID,
+                            b"pubkey" => PUBKEY,
+                            b"created_at" => CREATED_AT,
+                            b"kind" => KIND,
+                            b"tags" => TAGS,
+                            b"content" => CONTENT,
+                            b"sig" => SIG,
+                            _ => 0,
+                        };
+                        (bit, key)
+                    }
                 };
+                self.r.ws();
                 if seen & bit != 0 {
-                    return Err(key_error(key_at, "duplicate member in event", key));
+                    return Err(key_error(
+                        key_at,
+                        "duplicate member in event",
+                        // The fast path's key is the name on the wire.
+                        if key.is_empty() {
+                            self.r
+                                .b
+                                .get(key_at + 1..key_at + 1 + member_name_len(bit))
+                                .unwrap_or_default()
+                        } else {
+                            key
+                        },
+                    ));
                 }
                 seen |= bit;
                 match bit {
@@ -638,9 +734,9 @@ impl Decoder {
     ) -> Result<Event<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
-        let event = d.event(1)?;
-        d.finish()?;
-        Ok(event)
+        d.event(1)
+            .and_then(|event| d.finish().map(|()| event))
+            .map_err(|e| Reader::fail(input, e))
     }
 }
 

@@ -1005,8 +1005,10 @@ impl crate::options::Decoder {
         cfg.options.max_depth = cfg.options.max_depth.saturating_add(1);
         let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, &cfg, input)?;
-        let filters = d.one_filter()?;
-        d.finish()?;
+        let filters = d
+            .one_filter()
+            .and_then(|filters| d.finish().map(|()| filters))
+            .map_err(|e| crate::reader::Reader::fail(input, e))?;
         filters.get(0).ok_or(DecodeError::UnexpectedEof {
             offset: input.len(),
         })

@@ -15,6 +15,7 @@ use crate::decode::{Dec, key_error};
 use crate::event::Event;
 use crate::filter::Filters;
 use crate::options::Decoder;
+use crate::reader::Reader;
 use crate::reader::shown;
 
 /// A message from a relay to a client.
@@ -549,7 +550,7 @@ impl Decoder {
     ) -> Result<RelayMessage<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
-        match d.message(Side::Relay)? {
+        match d.message(Side::Relay).map_err(|e| Reader::fail(input, e))? {
             Message::Relay(m) => Ok(m),
             Message::Client(_) => unreachable!("decoded as a relay message"),
         }
@@ -570,7 +571,10 @@ impl Decoder {
     ) -> Result<ClientMessage<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
-        match d.message(Side::Client)? {
+        match d
+            .message(Side::Client)
+            .map_err(|e| Reader::fail(input, e))?
+        {
             Message::Client(m) => Ok(m),
             Message::Relay(_) => unreachable!("decoded as a client message"),
         }
@@ -595,7 +599,7 @@ impl Decoder {
     ) -> Result<Message<'a>, DecodeError> {
         let alloc = BoundedAlloc::new(arena, &self.options);
         let mut d = Dec::new(arena, &alloc, self, input)?;
-        d.message(Side::Either)
+        d.message(Side::Either).map_err(|e| Reader::fail(input, e))
     }
 }
 

@@ -11,39 +11,19 @@
     clippy::arithmetic_side_effects
 )]
 
-use quarry_core::bumpalo::collections::String as ArenaString;
 use quarry_core::{BoundedAlloc, DecodeError};
 
 use crate::options::ControlChars;
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// High bit of each byte of `w` that ends a plain run inside a JSON string.
-#[inline(always)]
-#[expect(
-    clippy::arithmetic_side_effects,
-    reason = "the multiplications make per-lane constants that fit; the borrow trick itself uses wrapping_sub"
-)]
-fn special(w: u64) -> u64 {
-    let q = w ^ (LO * b'"' as u64);
-    let s = w ^ (LO * b'\\' as u64);
-    // For a byte below 0x80 (`!w` keeps only those), a subtraction sets its
-    // high bit when it is `"` (q = 0), `\\` (s = 0) or below 0x20, or when
-    // a borrow comes in from a lower byte, which happens only above such a
-    // byte: the lowest flag is exact.
-    (q.wrapping_sub(LO) | s.wrapping_sub(LO) | w.wrapping_sub(LO * 0x20)) & !w & HI
-}
-
-/// Bit `k` set for each byte `k` of `chunk` that ends a plain run inside a
-/// JSON string (`"`, `\\` or below 0x20), with SSE2 (part of every x86-64
-/// CPU): 16 bytes in about half the instructions of two [`special`] words.
+/// Bits `k` of the bytes `k` of `chunk` that end a plain run inside a JSON
+/// string (`"`, `\\` or below 0x20), and bits of the bytes at or above
+/// 0x80, with SSE2 (part of every x86-64 CPU).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
 #[inline]
-fn special16(chunk: [u8; 16]) -> u32 {
+fn masks16(chunk: &[u8; 16]) -> (u32, u32) {
     use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
         _mm_set1_epi8,
     };
     let (x, y) = chunk.split_at(8);
@@ -52,10 +32,122 @@ fn special16(chunk: [u8; 16]) -> u32 {
     let v = _mm_set_epi64x(y.cast_signed(), x.cast_signed());
     let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"'.cast_signed()));
     let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\'.cast_signed()));
-    // max(v, 0x1F) == 0x1F exactly when v <= 0x1F (unsigned).
-    let control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F));
+    // min(v, 0x1F) == v exactly when v <= 0x1F (unsigned).
+    let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
     let hits = _mm_or_si128(_mm_or_si128(quote, backslash), control);
-    _mm_movemask_epi8(hits).cast_unsigned()
+    (
+        _mm_movemask_epi8(hits).cast_unsigned(),
+        _mm_movemask_epi8(v).cast_unsigned(),
+    )
+}
+
+/// [`masks16`] a byte at a time, where SSE2 is not there (and in the
+/// tests, which hold the two to each other).
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+fn masks_bytewise(chunk: &[u8; 16]) -> (u32, u32) {
+    let (mut hit, mut high) = (0u32, 0u32);
+    for (k, &c) in chunk.iter().enumerate() {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            hit |= 1 << k;
+        }
+        if c >= 0x80 {
+            high |= 1 << k;
+        }
+    }
+    (hit, high)
+}
+
+#[inline(always)]
+fn masks(chunk: &[u8; 16]) -> (u32, u32) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    // SAFETY: compiled only where SSE2 is enabled for the target (the
+    // `cfg` above), so the CPU running it has SSE2.
+    let m = unsafe { masks16(chunk) };
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let m = masks_bytewise(chunk);
+    m
+}
+
+/// Sixteen bytes of the input and where the plain runs of a JSON string
+/// stop in them: one load serves every escape inside it, which matters
+/// for text with an escape every few bytes (JSON inside JSON: profiles).
+struct Window {
+    /// Offset of the window's first byte.
+    base: usize,
+    /// Bit `k`: byte `base + k` is `"`, `\\` or below 0x20.
+    hit: u32,
+    /// Bit `k`: byte `base + k` is at or above 0x80.
+    high: u32,
+}
+
+impl Window {
+    /// The 16 bytes from `at`; past the end of the input, spaces (which
+    /// stop nothing).
+    #[inline(always)]
+    fn load(b: &[u8], at: usize) -> Self {
+        let rest = b.get(at..).unwrap_or_default();
+        let (hit, high) = match rest.first_chunk::<16>() {
+            Some(chunk) => masks(chunk),
+            None => masks(&padded(rest)),
+        };
+        Self {
+            base: at,
+            hit,
+            high,
+        }
+    }
+
+    /// The first stop at or after `from` (`from >= base`), or `b.len()`;
+    /// ORs into `high` the bits of bytes at or above 0x80 it passes
+    /// (and those of the window before `from`, all inside the string).
+    #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "from >= base (callers move forward only); off < 16 before the shift; base + 16 and base + k stay within b.len() + 16"
+    )]
+    fn next_stop(&mut self, b: &[u8], mut from: usize, high: &mut u32) -> usize {
+        let off = from - self.base;
+        if off < 16 {
+            let m = self.hit & (u32::MAX << off);
+            if m != 0 {
+                // The bytes below the stop.
+                *high |= self.high & ((m & m.wrapping_neg()) - 1);
+                return self.base + m.trailing_zeros() as usize;
+            }
+            *high |= self.high;
+            from = self.base + 16;
+        }
+        // Whole windows, then the last few bytes padded.
+        loop {
+            let rest = b.get(from..).unwrap_or_default();
+            let (hit, hb) = match rest.first_chunk::<16>() {
+                Some(chunk) => masks(chunk),
+                None if rest.is_empty() => return b.len(),
+                None => masks(&padded(rest)),
+            };
+            if hit != 0 {
+                *self = Self {
+                    base: from,
+                    hit,
+                    high: hb,
+                };
+                *high |= hb & ((hit & hit.wrapping_neg()) - 1);
+                return from + hit.trailing_zeros() as usize;
+            }
+            *high |= hb;
+            from += 16;
+        }
+    }
+}
+
+/// The last fewer than 16 bytes of the input, padded with spaces.
+#[cold]
+fn padded(rest: &[u8]) -> [u8; 16] {
+    let mut chunk = [b' '; 16];
+    if let Some(dst) = chunk.get_mut(..rest.len()) {
+        dst.copy_from_slice(rest);
+    }
+    chunk
 }
 
 /// Index of the first byte at or after `i` that ends a plain run inside a
@@ -64,72 +156,194 @@ fn special16(chunk: [u8; 16]) -> u32 {
 #[inline]
 #[expect(
     clippy::arithmetic_side_effects,
-    reason = "at and i only advance over bytes of b, plus a lane index below 16"
+    reason = "at advances over whole chunks of b; n - 16 <= at < n in the tail, and a stop in lanes 8.. of a shorter b is byte n + k - 16 >= n - 8 >= 0"
 )]
 pub(crate) fn find_special(b: &[u8], i: usize) -> usize {
-    let Some(rest) = b.get(i..) else {
-        return b.len();
-    };
-    let mut chunks = rest.chunks_exact(16);
+    let n = b.len();
     let mut at = i;
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    for chunk in &mut chunks {
-        // SAFETY: this loop is compiled only where SSE2 is enabled for the
-        // target (the `cfg` above), so the CPU running it has SSE2.
-        let hit = unsafe { special16(chunk.try_into().unwrap_or_default()) };
+    let rest = b.get(i..).unwrap_or_default();
+    let (chunks, tail) = rest.as_chunks::<16>();
+    for chunk in chunks {
+        let (hit, _) = masks(chunk);
         if hit != 0 {
             return at + hit.trailing_zeros() as usize;
         }
         at += 16;
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    for chunk in &mut chunks {
-        let (x, y) = chunk.split_at(8);
-        let hx = special(u64::from_le_bytes(x.try_into().unwrap_or_default()));
-        let hy = special(u64::from_le_bytes(y.try_into().unwrap_or_default()));
-        if hx | hy != 0 {
-            return if hx != 0 {
-                at + (hx.trailing_zeros() / 8) as usize
-            } else {
-                at + 8 + (hy.trailing_zeros() / 8) as usize
-            };
-        }
-        at += 16;
+    if tail.is_empty() {
+        return n;
     }
-    let mut i = at;
-    if let Some(chunk) = b.get(i..i + 8)
-        && let Ok(word) = <[u8; 8]>::try_from(chunk)
-    {
-        let hit = special(u64::from_le_bytes(word));
-        if hit != 0 {
-            return i + (hit.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
+    // The last 16 bytes of `b`, less those before `at`; a shorter `b`
+    // with 8 to 15 bytes left as its first and last 8 of them, fewer a
+    // byte at a time.
+    if let Some(last) = b.last_chunk::<16>() {
+        let (hit, _) = masks(last);
+        let hit = hit >> (at - (n - 16));
+        return if hit != 0 {
+            at + hit.trailing_zeros() as usize
+        } else {
+            n
+        };
     }
-    while let Some(&c) = b.get(i) {
-        if c == b'"' || c == b'\\' || c < 0x20 {
-            return i;
-        }
-        i += 1;
+    if let (Some(first), Some(last)) = (tail.first_chunk::<8>(), tail.last_chunk::<8>()) {
+        let mut chunk = [0u8; 16];
+        chunk[..8].copy_from_slice(first);
+        chunk[8..].copy_from_slice(last);
+        let (hit, _) = masks(&chunk);
+        // Lanes 8.. hold the bytes from `n - 8`; the first 8 lanes any
+        // stop among the first 8 bytes, which comes first.
+        return if hit & 0xFF != 0 {
+            at + hit.trailing_zeros() as usize
+        } else if hit != 0 {
+            n + hit.trailing_zeros() as usize - 16
+        } else {
+            n
+        };
     }
-    b.len()
+    tail.iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map_or(n, |k| at + k)
+}
+
+/// Index of the first byte at or after `i` that ends a plain run inside a
+/// JSON string (`"`, `\\` or a control character below 0x20), or `b.len()`;
+/// and whether a byte at or above 0x80 lies before it (from `i`): the run
+/// is ASCII when not.
+#[inline(always)]
+pub(crate) fn scan(b: &[u8], i: usize) -> (usize, bool) {
+    if i >= b.len() {
+        return (b.len(), false);
+    }
+    let mut window = Window::load(b, i);
+    let mut high = 0;
+    let at = window.next_stop(b, i, &mut high);
+    (at, high != 0)
 }
 
 /// The byte a two-byte escape `\\c` stands for, or `None` when `c` does not
 /// make one (`u` starts a `\\uXXXX`; anything else is an error).
 #[inline(always)]
 fn short_escape(c: u8) -> Option<u8> {
-    match c {
-        b'"' => Some(b'"'),
-        b'\\' => Some(b'\\'),
-        b'/' => Some(b'/'),
-        b'n' => Some(b'\n'),
-        b'r' => Some(b'\r'),
-        b't' => Some(b'\t'),
-        b'b' => Some(0x08),
-        b'f' => Some(0x0C),
-        _ => None,
+    match SHORT_ESCAPES.get(usize::from(c)) {
+        Some(&0) | None => None,
+        Some(&byte) => Some(byte),
     }
+}
+
+/// Per byte `c`, what `\\c` stands for, or 0 when it is not a two-byte
+/// escape (none stands for 0).
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
+static SHORT_ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'n' as usize] = b'\n';
+    t[b'r' as usize] = b'\r';
+    t[b't' as usize] = b'\t';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0C;
+    t
+};
+
+/// `bytes`, known to be ASCII (a scan found no byte at or above 0x80), as
+/// text.
+#[inline(always)]
+fn ascii(bytes: &[u8]) -> &str {
+    debug_assert!(bytes.is_ascii());
+    // SAFETY: every byte is below 0x80 (the caller's scan saw none at or
+    // above it), and ASCII is valid UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// A decoded string whose runs between escapes are ASCII (their scans saw
+/// no byte at or above 0x80), as text.
+#[inline(always)]
+fn ascii_or_escaped(bytes: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
+    // SAFETY: the bytes are ASCII runs copied from the input and, between
+    // them, whole characters each escape wrote with `char::encode_utf8`;
+    // the decoder writes every byte of the slice (decoded length counted
+    // exactly by the walk), and the zeros it was filled with are ASCII
+    // too: the concatenation is UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// Copy `n` bytes of `b` from `i` to `out` at `o` (both in range): 16 at
+/// a time, a short run as one 16-byte block where both sides have room
+/// past it (what lands after the run is overwritten by what follows), a
+/// long one in blocks, the last overlapping the one before.
+#[inline(always)]
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "o + n <= out.len() and i + n <= b.len() (the caller's run), so every sum stays within a slice's length"
+)]
+fn copy_run(out: &mut [u8], o: usize, b: &[u8], i: usize, n: usize) {
+    let block = |out: &mut [u8], o: usize, i: usize| match (
+        out.get_mut(o..).and_then(|r| r.first_chunk_mut::<16>()),
+        b.get(i..).and_then(|r| r.first_chunk::<16>()),
+    ) {
+        (Some(dst), Some(src)) => {
+            *dst = *src;
+            true
+        }
+        _ => false,
+    };
+    if n <= 16 {
+        if !block(out, o, i)
+            && let (Some(dst), Some(src)) = (out.get_mut(o..o + n), b.get(i..i + n))
+        {
+            dst.copy_from_slice(src);
+        }
+        return;
+    }
+    let mut k = 0;
+    while k + 16 < n {
+        block(out, o + k, i + k);
+        k += 16;
+    }
+    block(out, o + n - 16, i + n - 16);
+}
+
+/// Bytes of decoded text an escaped string is decoded into on the stack
+/// before its one copy into the arena; longer ones are walked first and
+/// decoded into the arena.
+const SCRATCH: usize = 1024;
+
+/// A string [`Reader::unescape_short`] decoded.
+struct Short {
+    /// Decoded bytes.
+    len: usize,
+    /// The closing quote's offset.
+    end: usize,
+    /// Every escape is in the canonical form.
+    canonical: bool,
+    /// A run after the first escape has a byte at or above 0x80.
+    high: bool,
+}
+
+/// The first escapes of a string, as the walk found them: offsets, and
+/// the byte each two-byte escape stands for (0 for a `\\uXXXX`).
+struct Marks {
+    at: [usize; MARKS],
+    byte: [u8; MARKS],
+}
+
+/// What the walk over an escaped string found.
+struct Walk {
+    /// The closing quote's offset.
+    end: usize,
+    /// Bytes decoding removes.
+    removed: usize,
+    /// Every escape is in the canonical form.
+    canonical: bool,
+    /// Escape offsets written to the marks.
+    escapes: usize,
+    /// A byte at or above 0x80 follows the first escape.
+    high: bool,
 }
 
 /// Escapes of one string whose offsets the walk over it keeps for the
@@ -160,7 +374,6 @@ fn hex_val(c: u8) -> Option<u32> {
 }
 
 pub(crate) struct Reader<'a> {
-    pub src: &'a str,
     pub b: &'a [u8],
     pub pos: usize,
     pub control: ControlChars,
@@ -228,18 +441,31 @@ pub(crate) fn unexpected(b: &[u8], offset: usize, context: &'static str) -> Deco
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(input: &'a [u8], control: ControlChars) -> Result<Self, DecodeError> {
-        // One validation pass for the whole input: every string slice taken
-        // later is then a `&str` without a check of its own, and structure
-        // outside strings is ASCII anyway.
-        let src = std::str::from_utf8(input).map_err(|_| DecodeError::invalid_utf8(0, input))?;
-        Ok(Self {
-            src,
+    /// A reader at the start of `input`. Nothing is validated up front:
+    /// structure outside strings is ASCII (any other byte there is an
+    /// error), and each string is checked as UTF-8 where its scan met a
+    /// byte at or above 0x80, so a decode that succeeds has read valid
+    /// UTF-8 only. A decode that fails reports the input's first byte that
+    /// is not UTF-8, if it has one, before any other error
+    /// ([`Reader::fail`]), as a validation of the whole input first would.
+    pub fn new(input: &'a [u8], control: ControlChars) -> Self {
+        Self {
             b: input,
             pos: 0,
             control,
             canonical: true,
-        })
+        }
+    }
+
+    /// What a decode that failed with `e` reports: the first byte of the
+    /// input that is not UTF-8, if any, else `e`.
+    #[cold]
+    #[inline(never)]
+    pub fn fail(input: &[u8], e: DecodeError) -> DecodeError {
+        match std::str::from_utf8(input) {
+            Ok(_) => e,
+            Err(_) => DecodeError::invalid_utf8(0, input),
+        }
     }
 
     #[inline]
@@ -389,9 +615,12 @@ impl<'a> Reader<'a> {
     #[cold]
     #[inline(never)]
     fn escape_error(&self, at: usize, len: usize, what: &'static str) -> DecodeError {
-        let text = self.src.get(at..).unwrap_or_default();
-        let end = text.char_indices().nth(len).map_or(text.len(), |(i, _)| i);
-        DecodeError::invalid_value(at, what, text.get(..end).unwrap_or_default())
+        // An escape's characters take at most 4 bytes each; a decode whose
+        // input is not UTF-8 reports that instead (`Reader::fail`).
+        let bytes = self.b.get(at..).unwrap_or_default();
+        let bytes = bytes.get(..len.saturating_mul(4)).unwrap_or(bytes);
+        let text: String = String::from_utf8_lossy(bytes).chars().take(len).collect();
+        DecodeError::invalid_value(at, what, text)
     }
 
     #[expect(
@@ -433,11 +662,19 @@ impl<'a> Reader<'a> {
     pub fn string(&mut self, alloc: &BoundedAlloc<'a>) -> Result<&'a str, DecodeError> {
         let start = self.pos;
         if self.peek() == Some(b'"') {
-            let end = find_special(self.b, start + 1);
+            let (end, high) = scan(self.b, start + 1);
             if self.b.get(end) == Some(&b'"') {
-                self.pos = end + 1;
-                self.canonical = true;
-                return Ok(self.src.get(start + 1..end).unwrap_or_default());
+                let raw = self.b.get(start + 1..end).unwrap_or_default();
+                let text = if high {
+                    std::str::from_utf8(raw).ok()
+                } else {
+                    Some(ascii(raw))
+                };
+                if let Some(text) = text {
+                    self.pos = end + 1;
+                    self.canonical = true;
+                    return Ok(text);
+                }
             }
         }
         self.string_slow(alloc)
@@ -455,10 +692,22 @@ impl<'a> Reader<'a> {
         if self.peek() != Some(b'"') {
             return Err(self.err("expected a string"));
         }
-        let end = find_special(self.b, start + 1);
+        let (end, high) = scan(self.b, start + 1);
         match self.b.get(end) {
-            Some(b'\\') => self.escaped_string(start, end, alloc),
+            Some(b'\\') => self.escaped_string(start, end, high, alloc),
+            Some(b'"') => Err(self.utf8_error(start)),
             _ => Err(self.control_error(end)),
+        }
+    }
+
+    /// The error for text that is not UTF-8 somewhere from `at` on: the
+    /// input's first such byte.
+    #[cold]
+    #[inline(never)]
+    fn utf8_error(&self, at: usize) -> DecodeError {
+        match std::str::from_utf8(self.b) {
+            Err(_) => DecodeError::invalid_utf8(0, self.b),
+            Ok(_) => DecodeError::invalid_utf8(at, self.b.get(at..).unwrap_or_default()),
         }
     }
 
@@ -484,91 +733,218 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The slow path: the string has an escape at `first_escape`. Walk it
+    /// The slow path: the string has an escape at `first_escape`, and
+    /// `high` says whether a byte at or above 0x80 comes before it. Walk it
     /// once to find its end (and check every escape), then decode it into
-    /// the arena with exact capacity.
+    /// the arena with exact capacity: the runs between escapes are copied
+    /// 16 bytes at a time where the output has room, and the result is
+    /// checked as UTF-8 only when a run has a byte at or above 0x80.
     #[inline(never)]
     #[expect(
         clippy::arithmetic_side_effects,
-        reason = "the closing quote at end follows the opening one at start, and each escape removes fewer bytes than it takes: removed <= end - start - 1; stop + e.len stays within the walked string"
+        reason = "the closing quote at end follows the opening one at start, and each escape removes fewer bytes than it takes: removed <= end - start - 1; stop + e.len stays within the walked string; o counts bytes written, at most decoded_len"
     )]
     fn escaped_string(
         &mut self,
         start: usize,
         first_escape: usize,
+        high: bool,
         alloc: &BoundedAlloc<'a>,
     ) -> Result<&'a str, DecodeError> {
-        let mut marks = [0usize; MARKS];
-        let (end, removed, canonical, escapes) = self.walk_escaped(first_escape, &mut marks)?;
-        let decoded_len = end - (start + 1) - removed;
+        let mut scratch = [0u8; SCRATCH];
+        if let Some(done) = self.unescape_short(start, first_escape, &mut scratch)? {
+            let text = scratch.get(..done.len).unwrap_or_default();
+            alloc.charge(text.len(), start)?;
+            let out: &'a [u8] = alloc.bump().alloc_slice_copy(text);
+            self.pos = done.end + 1;
+            self.canonical = done.canonical;
+            return if high || done.high {
+                std::str::from_utf8(out).map_err(|_| self.utf8_error(start))
+            } else {
+                // Runs without a byte at or above 0x80 are ASCII, and each
+                // escape wrote one whole character.
+                Ok(ascii_or_escaped(out))
+            };
+        }
+        let mut marks = Marks {
+            at: [0; MARKS],
+            byte: [0; MARKS],
+        };
+        let walk = self.walk_escaped(first_escape, &mut marks)?;
+        let end = walk.end;
+        let decoded_len = end - (start + 1) - walk.removed;
         alloc.charge(decoded_len, start)?;
-        let mut out = ArenaString::with_capacity_in(decoded_len, alloc.bump());
+        let out: &'a mut [u8] = alloc.bump().alloc_slice_fill_copy(decoded_len, 0u8);
+        let b = self.b;
+        let mut o = 0;
         let mut i = start + 1;
         // The escapes the walk marked decode without scanning again; past
         // them (a string with more than MARKS escapes), the scan goes on.
-        for &at in marks.get(..escapes).unwrap_or(&marks) {
-            out.push_str(self.src.get(i..at).unwrap_or_default());
-            if let Some(ch) = self.b.get(at + 1).and_then(|&c| short_escape(c)) {
-                out.push(char::from(ch));
+        for (&at, &byte) in marks.at.iter().zip(&marks.byte).take(walk.escapes) {
+            copy_run(out, o, b, i, at - i);
+            o += at - i;
+            if byte != 0 {
+                if let Some(dst) = out.get_mut(o) {
+                    *dst = byte;
+                }
+                o += 1;
                 i = at + 2;
             } else {
-                let e = self.escape(at)?;
-                out.push(e.ch);
-                i = at + e.len;
+                i = self.unescape(at, out, &mut o)?;
             }
         }
         while i < end {
-            let stop = find_special(self.b, i);
-            out.push_str(self.src.get(i..stop).unwrap_or_default());
+            let stop = find_special(b, i).min(end);
+            copy_run(out, o, b, i, stop - i);
+            o += stop - i;
             if stop >= end {
                 break;
             }
-            // The walk checked every escape: the short ones decode here
-            // without the general decoder.
-            if let Some(ch) = self.b.get(stop + 1).and_then(|&c| short_escape(c)) {
-                out.push(char::from(ch));
-                i = stop + 2;
-                continue;
-            }
-            let e = self.escape(stop)?;
-            out.push(e.ch);
-            i = stop + e.len;
+            i = self.unescape(stop, out, &mut o)?;
         }
         self.pos = end + 1;
-        self.canonical = canonical;
-        Ok(out.into_bump_str())
+        self.canonical = walk.canonical;
+        let out: &'a [u8] = out;
+        let out = out.get(..o).unwrap_or_default();
+        if high || walk.high {
+            std::str::from_utf8(out).map_err(|_| self.utf8_error(start))
+        } else {
+            // Runs without a byte at or above 0x80 are ASCII, and each
+            // escape wrote one whole character.
+            Ok(ascii_or_escaped(out))
+        }
+    }
+
+    /// Decode a string whose first escape is at `first_escape` in one
+    /// pass into `scratch`: `None` when it does not fit there (the caller
+    /// then walks it and decodes it into the arena), an error where the
+    /// walk would find one, in the same order.
+    #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "start < first_escape <= stop <= b.len(); o counts bytes written to scratch, checked against its length before each write; an escape takes 2..=12 input bytes"
+    )]
+    fn unescape_short(
+        &self,
+        start: usize,
+        first_escape: usize,
+        scratch: &mut [u8; SCRATCH],
+    ) -> Result<Option<Short>, DecodeError> {
+        let b = self.b;
+        let mut canonical = true;
+        let mut high = 0u32;
+        let mut i = start + 1;
+        let mut stop = first_escape;
+        let mut o = 0usize;
+        let mut window = Window::load(b, first_escape);
+        loop {
+            // The run before the stop.
+            let n = stop - i;
+            if o + n + 4 > SCRATCH {
+                return Ok(None);
+            }
+            copy_run(scratch, o, b, i, n);
+            o += n;
+            match b.get(stop) {
+                Some(b'\\') => {
+                    let short = b
+                        .get(stop + 1)
+                        .and_then(|&c| SHORT_ESCAPES.get(usize::from(c)))
+                        .copied()
+                        .unwrap_or(0);
+                    if short != 0 {
+                        if let Some(dst) = scratch.get_mut(o) {
+                            *dst = short;
+                        }
+                        o += 1;
+                        canonical &= short != b'/';
+                        i = stop + 2;
+                    } else {
+                        let e = self.escape(stop)?;
+                        let mut buf = [0u8; 4];
+                        let ch = e.ch.encode_utf8(&mut buf).as_bytes();
+                        if let Some(dst) = scratch.get_mut(o..o + ch.len()) {
+                            dst.copy_from_slice(ch);
+                        }
+                        o += ch.len();
+                        canonical &= e.canonical;
+                        i = stop + e.len;
+                    }
+                }
+                Some(b'"') => {
+                    return Ok(Some(Short {
+                        len: o,
+                        end: stop,
+                        canonical,
+                        high: high != 0,
+                    }));
+                }
+                _ => return Err(self.control_error(stop)),
+            }
+            stop = window.next_stop(b, i, &mut high);
+        }
+    }
+
+    /// Decode the escape at `at` (checked by the walk) into `out[*o..]`,
+    /// moving `o` past it; returns the offset after it.
+    #[inline(always)]
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "at is a backslash's offset within the input; o stays at most out.len() (decoded bytes never outnumber the wire's)"
+    )]
+    fn unescape(&self, at: usize, out: &mut [u8], o: &mut usize) -> Result<usize, DecodeError> {
+        if let Some(c) = self.b.get(at + 1).and_then(|&c| short_escape(c)) {
+            if let Some(dst) = out.get_mut(*o) {
+                *dst = c;
+            }
+            *o += 1;
+            return Ok(at + 2);
+        }
+        let e = self.escape(at)?;
+        let mut buf = [0u8; 4];
+        let ch = e.ch.encode_utf8(&mut buf).as_bytes();
+        if let Some(dst) = out.get_mut(*o..*o + ch.len()) {
+            dst.copy_from_slice(ch);
+        }
+        *o += ch.len();
+        Ok(at + e.len)
     }
 
     /// From an escape at `i` inside a string: the closing quote's offset,
-    /// how many bytes decoding removes, whether every escape is canonical
-    /// and how many of the first escapes' offsets it wrote to `marks`.
+    /// how many bytes decoding removes, whether every escape is canonical,
+    /// how many of the first escapes' offsets it wrote to `marks` and
+    /// whether a byte at or above 0x80 follows the first escape.
     #[expect(
         clippy::arithmetic_side_effects,
         reason = "an escape takes 2..=12 input bytes and decodes to fewer: e.len - len_utf8 >= 0, and i stays within the input"
     )]
-    fn walk_escaped(
-        &self,
-        mut i: usize,
-        marks: &mut [usize; MARKS],
-    ) -> Result<(usize, usize, bool, usize), DecodeError> {
+    fn walk_escaped(&self, mut i: usize, marks: &mut Marks) -> Result<Walk, DecodeError> {
+        let b = self.b;
         let mut removed = 0usize;
         let mut canonical = true;
         let mut escapes = 0usize;
+        let mut high = 0u32;
+        let mut window = Window::load(b, i);
         loop {
-            match self.b.get(i) {
-                Some(b'"') => return Ok((i, removed, canonical, escapes.min(MARKS))),
+            match b.get(i) {
                 Some(b'\\') => {
-                    if let Some(mark) = marks.get_mut(escapes) {
-                        *mark = i;
+                    let short = b
+                        .get(i + 1)
+                        .and_then(|&c| SHORT_ESCAPES.get(usize::from(c)))
+                        .copied()
+                        .unwrap_or(0);
+                    if let (Some(at), Some(byte)) =
+                        (marks.at.get_mut(escapes), marks.byte.get_mut(escapes))
+                    {
+                        *at = i;
+                        *byte = short;
                     }
                     escapes += 1;
-                    // The two-byte escapes decode to one byte; `\/` is the
-                    // one the canonical form does not write.
-                    if let Some(&c) = self.b.get(i + 1)
-                        && short_escape(c).is_some()
-                    {
+                    if short != 0 {
+                        // The two-byte escapes decode to one byte; `\\/` is
+                        // the one the canonical form does not write.
                         removed += 1;
-                        canonical &= c != b'/';
+                        canonical &= short != b'/';
                         i += 2;
                     } else {
                         let e = self.escape(i)?;
@@ -577,13 +953,23 @@ impl<'a> Reader<'a> {
                         i += e.len;
                     }
                 }
+                Some(b'"') => {
+                    return Ok(Walk {
+                        end: i,
+                        removed,
+                        canonical,
+                        escapes: escapes.min(MARKS),
+                        high: high != 0,
+                    });
+                }
                 _ => return Err(self.control_error(i)),
             }
-            i = find_special(self.b, i);
+            i = window.next_stop(b, i, &mut high);
         }
     }
 
-    /// Skip a string (validating its escapes); `pos` at the opening quote.
+    /// Skip a string (validating its escapes, and its text as UTF-8 where
+    /// it has a byte at or above 0x80); `pos` at the opening quote.
     #[expect(
         clippy::arithmetic_side_effects,
         reason = "pos is at a peeked quote; i advances over escapes read within the input"
@@ -592,17 +978,26 @@ impl<'a> Reader<'a> {
         if self.peek() != Some(b'"') {
             return Err(self.err("expected a string"));
         }
-        let mut i = find_special(self.b, self.pos + 1);
+        let start = self.pos;
+        let (mut i, mut high) = scan(self.b, start + 1);
         loop {
             match self.b.get(i) {
                 Some(b'"') => {
+                    if high
+                        && std::str::from_utf8(self.b.get(start + 1..i).unwrap_or_default())
+                            .is_err()
+                    {
+                        return Err(self.utf8_error(start));
+                    }
                     self.pos = i + 1;
                     return Ok(());
                 }
                 Some(b'\\') => i += self.escape(i)?.len,
                 _ => return Err(self.control_error(i)),
             }
-            i = find_special(self.b, i);
+            let (next, h) = scan(self.b, i);
+            high |= h;
+            i = next;
         }
     }
 
@@ -806,6 +1201,132 @@ mod tests {
         (i..b.len())
             .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
             .unwrap_or(b.len())
+    }
+
+    fn naive_high(b: &[u8], i: usize) -> bool {
+        b[i.min(b.len())..naive(b, i)].iter().any(|&c| c >= 0x80)
+    }
+
+    #[test]
+    fn find_special_scan_reports_bytes_above_ascii_before_the_stop() {
+        // Every length up to 40 past a start, a byte >= 0x80 at each place
+        // before, at and after a quote, with and without a 16-byte run first.
+        let step = if cfg!(miri) { 7 } else { 1 };
+        for len in (0usize..40).step_by(step) {
+            for high_at in 0..len {
+                for quote_at in [0, len / 2, len.saturating_sub(1), len] {
+                    let mut b = vec![b'a'; len];
+                    b[high_at] = 0xC3;
+                    if quote_at < len {
+                        b[quote_at] = b'"';
+                    }
+                    for start in [0, 1, 3] {
+                        let start = start.min(b.len());
+                        assert_eq!(
+                            scan(&b, start),
+                            (naive(&b, start), naive_high(&b, start)),
+                            "{b:?} from {start}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn find_special_sse2_masks_agree_with_a_byte_loop_for_every_byte_in_every_lane() {
+        // Under Miri (which checks the SIMD path's unsafe call) every 13th
+        // byte.
+        let step = if cfg!(miri) { 13 } else { 1 };
+        for lane in 0..16 {
+            for c in (0..=255u8).step_by(step) {
+                let mut chunk = *b"abcdefgh\x7f\xc3\x80 \"ABC";
+                chunk[lane] = c;
+                assert_eq!(masks(&chunk), masks_bytewise(&chunk), "{chunk:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn find_special_runs_copy_into_escaped_strings_of_every_length() {
+        // Runs of 0 to 40 bytes (ASCII or not) between escapes, so the
+        // 16-byte copies meet the end of the output at every offset.
+        let arena = quarry_core::Arena::new();
+        let opts = quarry_core::DecodeOptions::default();
+        let alloc = BoundedAlloc::new(&arena, &opts);
+        let step = if cfg!(miri) { 9 } else { 1 };
+        for run in (0..41).step_by(step) {
+            for text in ["x", "\\u00e9"] {
+                let plain = "ab".repeat(run).chars().take(run).collect::<String>();
+                let wide = "é".repeat(run / 2);
+                for body in [&plain, &wide] {
+                    let wire = format!("\"{body}\\n{body}{text}\\\"{body}\"  ");
+                    let want: String = serde_json::from_str(wire.trim_end()).unwrap();
+                    let mut r = Reader::new(wire.as_bytes(), ControlChars::Escape);
+                    assert_eq!(r.string(&alloc).unwrap(), want, "{wire}");
+                    assert_eq!(r.pos, wire.trim_end().len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn find_special_runs_copy_into_long_escaped_strings() {
+        // Around the stack scratch's length, and far past it with more
+        // escapes than the walk marks; ASCII and not.
+        let arena = quarry_core::Arena::new();
+        let opts = quarry_core::DecodeOptions::default();
+        let alloc = BoundedAlloc::new(&arena, &opts);
+        let lens = if cfg!(miri) {
+            vec![SCRATCH - 8, SCRATCH + 40]
+        } else {
+            (SCRATCH - 40..SCRATCH + 40).chain([3000, 5000]).collect()
+        };
+        for len in lens {
+            for unit in ["ab\\n", "é\\\"x", "\\u0041yz"] {
+                let mut body = String::new();
+                while body.len() < len {
+                    body.push_str(unit);
+                }
+                let wire = format!("\"{body}\",");
+                let want: String = serde_json::from_str(&wire[..wire.len() - 1]).unwrap();
+                let mut r = Reader::new(wire.as_bytes(), ControlChars::Escape);
+                assert_eq!(r.string(&alloc).unwrap(), want, "{len} {unit}");
+                assert_eq!(r.pos, wire.len() - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn find_special_high_bytes_that_are_not_utf8_are_refused_where_they_are() {
+        let arena = quarry_core::Arena::new();
+        let opts = quarry_core::DecodeOptions::default();
+        let alloc = BoundedAlloc::new(&arena, &opts);
+        for wire in [
+            &b"\"ab\xff\""[..],
+            b"\"ab\\n\xc3\"",
+            b"\"\xc3\\nab\"",
+            b"\"0123456789abcdef0123\xe9\"",
+        ] {
+            let bad = wire.iter().position(|&c| c >= 0x80).unwrap();
+            // Each has one high byte, followed by ASCII: that byte alone is
+            // the invalid sequence.
+            let named = &wire[bad..=bad];
+            let mut r = Reader::new(wire, ControlChars::Escape);
+            match r.string(&alloc) {
+                Err(DecodeError::InvalidUtf8 { offset, bytes }) => {
+                    assert_eq!((offset, bytes.as_bytes()), (bad, named), "{wire:?}");
+                }
+                other => panic!("{wire:?}: {other:?}"),
+            }
+            let mut r = Reader::new(wire, ControlChars::Escape);
+            match r.skip_string() {
+                Err(DecodeError::InvalidUtf8 { offset, bytes }) => {
+                    assert_eq!((offset, bytes.as_bytes()), (bad, named), "{wire:?}");
+                }
+                other => panic!("{wire:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]
