@@ -34,20 +34,10 @@ pub enum DecodeError {
         context: &'static str,
     },
     /// Text that must be UTF-8 is not.
-    ///
-    /// ```
-    /// let e = quarry_core::DecodeError::invalid_utf8(10, b"ab\xE2\x28c");
-    /// assert_eq!(e.offset(), 12);
-    /// assert_eq!(e.to_string(), "invalid UTF-8: bytes e2 at byte 12");
-    /// ```
-    #[error("invalid UTF-8: bytes {bytes} at byte {offset}")]
+    #[error("invalid UTF-8 at byte {offset}")]
     InvalidUtf8 {
-        /// Position of the first byte that is not part of valid UTF-8 (for
-        /// text a decoder renders rather than copies, such as a JID, where
-        /// the value starts).
+        /// Where the text starts.
         offset: usize,
-        /// The offending bytes.
-        bytes: BadUtf8,
     },
     /// Structurally invalid input that no other variant names.
     #[error("{what} at byte {offset}")]
@@ -136,90 +126,7 @@ pub struct InvalidValue {
     pub value: String,
 }
 
-/// The bytes a [`DecodeError::InvalidUtf8`] names: the first sequence of
-/// the text that is not UTF-8, as [`std::str::Utf8Error`] delimits it (one
-/// to three bytes), or the incomplete sequence the text ends with.
-///
-/// ```
-/// use quarry_core::BadUtf8;
-///
-/// let (at, bad) = BadUtf8::first_in(b"caf\xC3");
-/// assert_eq!((at, bad.as_bytes()), (3, &[0xC3][..]));
-/// assert_eq!(bad.to_string(), "c3");
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct BadUtf8 {
-    bytes: [u8; 4],
-    len: u8,
-}
-
-impl BadUtf8 {
-    /// Where `text`'s first invalid sequence starts, and its bytes. For
-    /// text that is valid UTF-8, `text.len()` and no bytes.
-    pub fn first_in(text: &[u8]) -> (usize, Self) {
-        let (at, len) = match std::str::from_utf8(text) {
-            Ok(_) => (text.len(), 0),
-            Err(e) => {
-                let at = e.valid_up_to();
-                let rest = text.len().saturating_sub(at);
-                (at, e.error_len().unwrap_or(rest).min(4))
-            }
-        };
-        let mut bytes = [0u8; 4];
-        for (to, from) in bytes.iter_mut().zip(text.iter().skip(at).take(len)) {
-            *to = *from;
-        }
-        (
-            at,
-            Self {
-                bytes,
-                len: u8::try_from(len).unwrap_or(4),
-            },
-        )
-    }
-
-    /// The offending bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        self.bytes
-            .get(..usize::from(self.len))
-            .unwrap_or(&self.bytes)
-    }
-}
-
-impl std::fmt::Debug for BadUtf8 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:02x?}", self.as_bytes())
-    }
-}
-
-impl std::fmt::Display for BadUtf8 {
-    /// The bytes in hexadecimal, separated by spaces.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, b) in self.as_bytes().iter().enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
-            }
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
-    }
-}
-
 impl DecodeError {
-    /// A [`DecodeError::InvalidUtf8`] for `text`, which starts at byte
-    /// `text_offset` of the input and is not UTF-8: the error points at its
-    /// first invalid sequence and names its bytes. Cold: only a failing
-    /// decode calls it.
-    #[cold]
-    #[inline(never)]
-    pub fn invalid_utf8(text_offset: usize, text: &[u8]) -> Self {
-        let (at, bytes) = BadUtf8::first_in(text);
-        Self::InvalidUtf8 {
-            offset: text_offset.saturating_add(at),
-            bytes,
-        }
-    }
-
     /// A [`DecodeError::InvalidValue`] at `offset`: `what` was wrong,
     /// `value` is what stood there. Cold: only a failing decode calls it.
     #[cold]
@@ -235,14 +142,14 @@ impl DecodeError {
     /// The byte offset the error points at.
     ///
     /// ```
-    /// let e = quarry_core::DecodeError::invalid_utf8(3, b"\xFF");
+    /// let e = quarry_core::DecodeError::InvalidUtf8 { offset: 3 };
     /// assert_eq!(e.offset(), 3);
     /// ```
     pub fn offset(&self) -> usize {
         match *self {
             Self::UnexpectedEof { offset }
             | Self::UnexpectedByte { offset, .. }
-            | Self::InvalidUtf8 { offset, .. }
+            | Self::InvalidUtf8 { offset }
             | Self::Malformed { offset, .. }
             | Self::TrailingBytes { offset, .. }
             | Self::DepthLimit { offset, .. }
@@ -266,7 +173,7 @@ impl DecodeError {
         match &mut self {
             Self::UnexpectedEof { offset }
             | Self::UnexpectedByte { offset, .. }
-            | Self::InvalidUtf8 { offset, .. }
+            | Self::InvalidUtf8 { offset }
             | Self::Malformed { offset, .. }
             | Self::TrailingBytes { offset, .. }
             | Self::DepthLimit { offset, .. }
@@ -314,33 +221,5 @@ mod tests {
         assert_eq!(e.offset(), 5);
         assert_eq!(e.to_string(), "field number: 0 at byte 5");
         assert!(!e.is_limit());
-    }
-
-    /// Expectations from the UTF-8 definition (RFC 3629 and Unicode's
-    /// "maximal subpart" rule, which `std::str::Utf8Error` follows).
-    #[test]
-    fn invalid_utf8_names_the_first_bad_sequence() {
-        let cases: [(&[u8], usize, &[u8]); 6] = [
-            (b"\xFF", 0, b"\xFF"),
-            (b"ok\xC3(", 2, b"\xC3"),
-            (b"\xE2\x82x", 0, b"\xE2\x82"),
-            (b"a\xED\xA0\x80", 1, b"\xED"),
-            (b"\xC0\xAF", 0, b"\xC0"),
-            (b"ab\xF0\x9F\x98", 2, b"\xF0\x9F\x98"),
-        ];
-        for (text, at, bad) in cases {
-            let e = DecodeError::invalid_utf8(100, text);
-            match e {
-                DecodeError::InvalidUtf8 { offset, bytes } => {
-                    assert_eq!(offset, 100 + at, "{text:x?}");
-                    assert_eq!(bytes.as_bytes(), bad, "{text:x?}");
-                }
-                other => panic!("{other:?}"),
-            }
-        }
-        assert_eq!(
-            DecodeError::invalid_utf8(0, b"\xE2\x82x").to_string(),
-            "invalid UTF-8: bytes e2 82 at byte 0"
-        );
     }
 }

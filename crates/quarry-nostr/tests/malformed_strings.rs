@@ -69,25 +69,20 @@ fn bad_escapes_are_rejected() {
 fn invalid_utf8_is_rejected_at_its_first_byte() {
     let json = common::valid_event();
     let at = json.find("agreed").unwrap();
-    // Inserted bytes and the sequence the error names: UTF-8's maximal
-    // subparts (a lead byte with its valid continuations, before the
-    // letter that follows them).
-    for (bad_bytes, named) in [
-        (&[0xFFu8][..], &[0xFFu8][..]),
-        (&[0xC3], &[0xC3]),
-        (&[0xE2, 0x82], &[0xE2, 0x82]),
-        (&[0xED, 0xA0, 0x80], &[0xED]),
-        (&[0xC0, 0xAF], &[0xC0]),
+    for bad_bytes in [
+        &[0xFFu8][..],
+        &[0xC3],
+        &[0xE2, 0x82],
+        &[0xED, 0xA0, 0x80],
+        &[0xC0, 0xAF],
     ] {
         let mut bad = json.as_bytes().to_vec();
         bad.splice(at..at, bad_bytes.iter().copied());
-        match must_fail(&bad) {
-            DecodeError::InvalidUtf8 { offset, bytes } => {
-                assert_eq!(offset, at, "{bad_bytes:x?}");
-                assert_eq!(bytes.as_bytes(), named, "{bad_bytes:x?}");
-            }
-            other => panic!("{bad_bytes:x?}: {other:?}"),
-        }
+        assert_eq!(
+            must_fail(&bad),
+            DecodeError::InvalidUtf8 { offset: at },
+            "{bad_bytes:x?}"
+        );
     }
 }
 

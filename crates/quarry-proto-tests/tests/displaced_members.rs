@@ -76,12 +76,7 @@ fn a_displaced_string_member_must_be_utf8() {
     // k_inner (off the dense path), k_string = C3 28, then k_u64 wins.
     let bytes = [k_inner(&OFF_DENSE), k_string(&[0xC3, 0x28]), K_U64.to_vec()].concat();
     assert!(!prost_accepts(&bytes));
-    match decode3(&bytes) {
-        Err(DecodeError::InvalidUtf8 { offset, bytes }) => {
-            assert_eq!((offset, bytes.as_bytes()), (8, &[0xC3][..]));
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(decode3(&bytes), Err(DecodeError::InvalidUtf8 { offset: 8 }));
 }
 
 #[test]

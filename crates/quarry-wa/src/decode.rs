@@ -975,7 +975,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     Some(text) => Ok(Some(text)),
                     None => {
                         let offset = self.pos().saturating_sub(bytes.len());
-                        Err(self.fail(DecodeError::invalid_utf8(offset, bytes)))
+                        Err(self.fail(DecodeError::InvalidUtf8 { offset }))
                     }
                 }
             }
@@ -1249,10 +1249,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         jid::render_into(&jid, out);
         match quarry_core::utf8::to_str(out) {
             Some(text) => Ok(text),
-            None => Err(self.fail(DecodeError::InvalidUtf8 {
-                offset: at,
-                bytes: quarry_core::BadUtf8::first_in(out).1,
-            })),
+            None => Err(self.fail(DecodeError::InvalidUtf8 { offset: at })),
         }
     }
 
