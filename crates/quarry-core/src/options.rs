@@ -1,3 +1,5 @@
+use crate::DecodeError;
+
 /// Limits every decoder enforces. The defaults are safe for untrusted input
 /// on an open port; raise them deliberately. A format may start from other
 /// defaults of its own (protobuf: `quarry_proto::DEFAULT_OPTIONS`, depth 100
@@ -36,6 +38,38 @@ impl DecodeOptions {
         max_arena_bytes: 64 << 20,
         max_inflated_bytes: 16 << 20,
     };
+}
+
+impl DecodeOptions {
+    /// Fail with [`DecodeError::DepthLimit`] at `offset` when a value at
+    /// `depth` is too deep: at or past [`max_depth`](Self::max_depth). Each
+    /// format maps its own levels to `depth` (see `max_depth`).
+    ///
+    /// ```
+    /// use quarry_core::{DecodeError, DecodeOptions};
+    ///
+    /// let opts = DecodeOptions { max_depth: 2, ..DecodeOptions::DEFAULT };
+    /// assert_eq!(opts.check_depth(1, 5), Ok(()));
+    /// assert_eq!(opts.check_depth(2, 5), Err(DecodeError::DepthLimit { offset: 5, limit: 2 }));
+    /// ```
+    #[inline(always)]
+    pub fn check_depth(&self, depth: u32, offset: usize) -> Result<(), DecodeError> {
+        if depth >= self.max_depth {
+            Err(self.too_deep(offset))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The error [`check_depth`](Self::check_depth) returns.
+    #[cold]
+    #[inline(never)]
+    pub fn too_deep(&self, offset: usize) -> DecodeError {
+        DecodeError::DepthLimit {
+            offset,
+            limit: self.max_depth,
+        }
+    }
 }
 
 impl Default for DecodeOptions {

@@ -10,7 +10,7 @@
 )]
 
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
-use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError};
+use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, ItemBudget};
 
 use crate::canonical::{self, CanonParts};
 use crate::event::{Event, EventRec, IdState, TagSpan, Tags, TagsRepr, letter_bit};
@@ -256,7 +256,7 @@ pub(crate) struct Dec<'a, 's> {
     pub r: Reader<'a>,
     pub alloc: &'s BoundedAlloc<'a>,
     pub cfg: &'s Decoder,
-    items: u32,
+    items: ItemBudget,
 }
 
 impl<'a, 's> Dec<'a, 's> {
@@ -273,35 +273,18 @@ impl<'a, 's> Dec<'a, 's> {
             r: Reader::new(input, cfg.control_chars),
             alloc,
             cfg,
-            items: 0,
+            items: ItemBudget::new(&cfg.options),
         })
     }
 
     #[inline]
     pub fn count_items(&mut self, n: usize, offset: usize) -> Result<(), DecodeError> {
-        let limit = self.cfg.options.max_items;
-        match u32::try_from(n)
-            .ok()
-            .and_then(|n| self.items.checked_add(n))
-        {
-            Some(total) if total <= limit => {
-                self.items = total;
-                Ok(())
-            }
-            _ => Err(DecodeError::ItemLimit { offset, limit }),
-        }
+        self.items.take(n, offset)
     }
 
     #[inline]
     pub fn depth_check(&self, depth: u32) -> Result<(), DecodeError> {
-        if depth >= self.cfg.options.max_depth {
-            Err(DecodeError::DepthLimit {
-                offset: self.r.pos,
-                limit: self.cfg.options.max_depth,
-            })
-        } else {
-            Ok(())
-        }
+        self.cfg.options.check_depth(depth, self.r.pos)
     }
 
     /// Whitespace, then the end of input.

@@ -33,7 +33,7 @@
 )]
 
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
-use quarry_core::{BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{BoundedAlloc, DecodeError, DecodeOptions, ItemBudget};
 
 use crate::decode::max_arena_bytes;
 use crate::merge::Oneofs;
@@ -150,8 +150,7 @@ struct Dec<'a, 's> {
     schema: &'static Schema,
     alloc: &'s BoundedAlloc<'a>,
     scratch: ArenaVec<'a, Slot<'a>>,
-    items: u32,
-    max_items: u32,
+    items: ItemBudget,
     max_depth: u32,
     /// Nesting level of the message being read (1 for the root).
     depth: u32,
@@ -200,15 +199,14 @@ pub(crate) fn decode<'a>(
     // every input: when both fit the limits, the per-message counting and
     // charging cannot fail. (Nesting costs this decoder no arena bytes: its
     // per-level state is on the thread's stack.)
-    let checked = (options.max_items as usize) < input.len()
+    let checked = !ItemBudget::new(options).cannot_pass(input.len())
         || alloc.used().saturating_add(max_arena_bytes(input.len())) > alloc.limit();
     let mut d = Dec {
         buf: input,
         schema,
         alloc,
         scratch: ArenaVec::with_capacity_in(cap, alloc.bump()),
-        items: 0,
-        max_items: options.max_items,
+        items: ItemBudget::new(options),
         max_depth: options.max_depth,
         depth: 1,
         deep: options.max_depth.saturating_add(1).min(MAX_RECURSION),
@@ -534,12 +532,7 @@ impl<'a> Dec<'a, '_> {
             }
             if self.checked {
                 let present = dense.iter().filter(|s| !s.is_absent()).count();
-                count_items(
-                    &mut self.items,
-                    self.max_items,
-                    u32::try_from(present).unwrap_or(u32::MAX),
-                    start,
-                )?;
+                self.items.take(present, start)?;
             }
             debug_assert!(record::in_decode_order(dense));
             return Ok(dense);
@@ -637,12 +630,7 @@ impl<'a> Dec<'a, '_> {
             // No unknown field, only a pending child (see
             // `resume_pending`): the dense record.
             if self.checked {
-                count_items(
-                    &mut self.items,
-                    self.max_items,
-                    u32::try_from(present).unwrap_or(u32::MAX),
-                    start,
-                )?;
+                self.items.take(present, start)?;
             }
             return Ok(dense);
         }
@@ -651,12 +639,7 @@ impl<'a> Dec<'a, '_> {
         }
         let n = present.saturating_add(tail.len());
         if self.checked {
-            count_items(
-                &mut self.items,
-                self.max_items,
-                u32::try_from(n).unwrap_or(u32::MAX),
-                start,
-            )?;
+            self.items.take(n, start)?;
             self.alloc.charge_slice::<Slot<'a>>(n, start)?;
         }
         // Each slot written once, into a buffer of the exact size.
@@ -1117,11 +1100,6 @@ impl<'a> Dec<'a, '_> {
         Ok(())
     }
 
-    #[inline]
-    fn count_items(&mut self, n: u32, at: usize) -> Result<(), DecodeError> {
-        count_items(&mut self.items, self.max_items, n, at)
-    }
-
     /// Read an unknown field (tag already read at `at`) into a slot.
     #[cold]
     fn unknown(
@@ -1191,7 +1169,7 @@ impl<'a> Dec<'a, '_> {
         if count == 0 {
             return Ok(());
         }
-        self.count_items(count, at)?;
+        self.items.take(count as usize, at)?;
         let values = self.alloc.alloc_slice_fill_copy(count as usize, 0u64, at)?;
         let closed = closed_enum(self.schema, f);
         let mut kept = 0usize;
@@ -1240,12 +1218,7 @@ impl<'a> Dec<'a, '_> {
         }
         let n = pending.len();
         if self.checked {
-            count_items(
-                &mut self.items,
-                self.max_items,
-                u32::try_from(n).unwrap_or(u32::MAX),
-                msg.start,
-            )?;
+            self.items.take(n, msg.start)?;
         }
         if n == 0 {
             return Ok(&[]);
@@ -1452,12 +1425,7 @@ impl<'a> Dec<'a, '_> {
             r = e;
         }
         debug_assert!(r == n && w <= n);
-        count_items(
-            &mut self.items,
-            self.max_items,
-            u32::try_from(w.saturating_add(elements)).unwrap_or(u32::MAX),
-            msg.start,
-        )?;
+        self.items.take(w.saturating_add(elements), msg.start)?;
         let Some(out) = pending.get(..w) else {
             return Err(internal(at));
         };
@@ -1523,12 +1491,7 @@ impl<'a> Dec<'a, '_> {
         }
 
         let items = out_len.saturating_add(elements);
-        count_items(
-            &mut self.items,
-            self.max_items,
-            u32::try_from(items).unwrap_or(u32::MAX),
-            msg.start,
-        )?;
+        self.items.take(items, msg.start)?;
 
         // Second walk: build the final slots.
         alloc.charge_slice::<Slot<'a>>(out_len, at)?;
@@ -1598,21 +1561,6 @@ fn pending<'s, 'a>(
     at: usize,
 ) -> Result<&'s mut [Slot<'a>], DecodeError> {
     scratch.get_mut(base..).ok_or_else(|| internal(at))
-}
-
-/// Add `n` to the decode's item count, or fail at `at` past `max`.
-#[inline]
-fn count_items(items: &mut u32, max: u32, n: u32, at: usize) -> Result<(), DecodeError> {
-    match items.checked_add(n) {
-        Some(total) if total <= max => {
-            *items = total;
-            Ok(())
-        }
-        _ => Err(DecodeError::ItemLimit {
-            offset: at,
-            limit: max,
-        }),
-    }
 }
 
 /// A `string` (checked as UTF-8 when `utf8`) or `bytes` value at `s..e`.

@@ -11,7 +11,7 @@
 
 use quarry_core::bumpalo::Bump;
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
-use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions};
+use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions, ItemBudget};
 
 use crate::dictionary::Dictionary;
 use crate::jid::{self, Jid, JidUser, Server};
@@ -363,8 +363,8 @@ pub(crate) fn decode_into<'a>(
     // limit, no single allocation or item can break them, and the loop runs
     // without per-allocation checks.
     let budget_left = alloc.limit().saturating_sub(alloc.used());
-    let fits =
-        max_arena_bytes(input.len()) <= budget_left && input.len() / 2 < options.max_items as usize;
+    let fits = max_arena_bytes(input.len()) <= budget_left
+        && ItemBudget::new(options).cannot_pass(input.len() / 2);
     if fits {
         run_state::<false>(alloc, input, options, dictionary)
     } else {
@@ -386,8 +386,7 @@ fn run_state<'a, const CHECKED: bool>(
         single: dictionary.single_table(),
         double: dictionary.double_tables(),
         servers: dictionary.server_table(),
-        items: 0,
-        max_items: options.max_items,
+        items: ItemBudget::new(options),
         pending: 0,
         error: None,
     };
@@ -413,8 +412,7 @@ struct State<'a, 's, const CHECKED: bool> {
     double: &'static [[&'static str; 256]; 4],
     /// The JID server each single-byte token names, if any.
     servers: &'s [Option<Server>; 236],
-    items: u32,
-    max_items: u32,
+    items: ItemBudget,
     /// Bytes promised to allocated child slots not yet read (three each).
     pending: usize,
     error: Option<DecodeError>,
@@ -447,13 +445,9 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         // A child list may be pushed while the stack holds fewer ancestors
         // than this (the root is depth 0).
         let max_stack = (options.max_depth as usize).saturating_sub(1);
-        if options.max_depth == 0 {
-            // The root itself stands at depth 0, which 0 already rejects.
-            let offset = self.pos;
-            return Err(self.fail(DecodeError::DepthLimit {
-                offset,
-                limit: options.max_depth,
-            }));
+        // The root itself stands at depth 0, which a limit of 0 rejects.
+        if let Err(e) = options.check_depth(0, self.pos) {
+            return Err(self.fail(e));
         }
         // The frame being filled lives in `cur`; its `depth` ancestors are
         // in `inline`, the first INLINE_FRAMES of them, then in `stack`.
@@ -486,12 +480,11 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
+                    // The children stand at depth + 1: what
+                    // `options.check_depth(depth + 1)` asks, one compare.
                     if depth >= max_stack {
-                        let offset = self.pos;
-                        return Err(self.fail(DecodeError::DepthLimit {
-                            offset,
-                            limit: options.max_depth,
-                        }));
+                        let e = options.too_deep(self.pos);
+                        return Err(self.fail(e));
                     }
                     self.count_items(pending_children, start)?;
                     #[expect(
@@ -694,18 +687,9 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         if !CHECKED {
             return Ok(());
         }
-        match u32::try_from(n)
-            .ok()
-            .and_then(|n| self.items.checked_add(n))
-        {
-            Some(total) if total <= self.max_items => {
-                self.items = total;
-                Ok(())
-            }
-            _ => {
-                let limit = self.max_items;
-                Err(self.fail(DecodeError::ItemLimit { offset, limit }))
-            }
+        match self.items.take(n, offset) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(e)),
         }
     }
 
