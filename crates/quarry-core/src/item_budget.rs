@@ -39,7 +39,10 @@ impl ItemBudget {
                 self.used = total;
                 Ok(())
             }
-            _ => Err(self.exceeded(offset)),
+            _ => Err(DecodeError::ItemLimit {
+                offset,
+                limit: self.limit,
+            }),
         }
     }
 
@@ -67,14 +70,5 @@ impl ItemBudget {
     /// The limit in force.
     pub const fn limit(&self) -> u32 {
         self.limit
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn exceeded(&self, offset: usize) -> DecodeError {
-        DecodeError::ItemLimit {
-            offset,
-            limit: self.limit,
-        }
     }
 }
