@@ -9,6 +9,8 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::mem::MaybeUninit;
+
 use quarry_core::bumpalo::Bump;
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
 use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions};
@@ -781,8 +783,20 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 reason = "at most 32767 attributes (LIST_16), times a 40-byte record"
             )]
             self.charge(attr_count * ATTR, start)?;
-            let bump = self.bump;
-            slot.attrs = bump.alloc_slice_try_fill_with(attr_count, |_| self.read_attr())?;
+            // Each record is written where its value is read, not at one
+            // store after the match: a text value then stores its two words
+            // and its tag, not every field a JID has.
+            let recs = self
+                .bump
+                .alloc_slice_fill_with(attr_count, |_| MaybeUninit::<AttrRec<'a>>::uninit());
+            for rec in recs.iter_mut() {
+                self.read_attr(rec)?;
+            }
+            // SAFETY: the loop above ran to its end (an error returns
+            // before this line), and each turn initialized its element:
+            // `read_attr` writes `rec` on every path that returns `Ok`.
+            // `MaybeUninit<T>` has the layout of `T`.
+            slot.attrs = unsafe { recs.assume_init_ref() };
         }
         if size % 2 == 1 {
             return Ok(0);
@@ -851,8 +865,9 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         Ok(count)
     }
 
+    /// One attribute, written into `rec` (always, when this returns `Ok`).
     #[inline(always)]
-    fn read_attr(&mut self) -> R<AttrRec<'a>> {
+    fn read_attr(&mut self, rec: &mut MaybeUninit<AttrRec<'a>>) -> R<()> {
         // Keys are nearly always one-byte tokens: then the key and the
         // value's first byte cost one bounds check together.
         let (key, byte) = match self
@@ -876,27 +891,33 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             }
             _ => (self.read_required_text(Slot::Key)?, self.u8()?),
         };
-        let value = match byte {
+        // One store per arm (see `read_node_rest`).
+        let mut put = |value: Value<'a>| {
+            rec.write(AttrRec { key, value });
+        };
+        match byte {
             #[expect(
                 clippy::indexing_slicing,
                 reason = "byte is in 1..=235 and the table has 236 entries"
             )]
-            1..=235 => Value::Str(self.single[usize::from(byte)]),
-            LIST_EMPTY => Value::Str(""),
+            1..=235 => put(Value::Str(self.single[usize::from(byte)])),
+            LIST_EMPTY => put(Value::Str("")),
             // Device JIDs (fanout recipients) and user, group and server
             // JIDs are the common cases: inline.
-            AD_JID => Value::Jid(self.read_ad_jid()?),
-            JID_PAIR => Value::Jid(self.read_jid_pair()?),
-            INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            AD_JID => put(Value::Jid(self.read_ad_jid()?)),
+            JID_PAIR => put(Value::Jid(self.read_jid_pair()?)),
+            INTEROP_JID | FB_JID => put(Value::Jid(self.read_jid(byte)?)),
             // Packed ids and timestamps: the common lengths inline.
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             NIBBLE_8 | HEX_8 => match self.packed_block(byte == NIBBLE_8) {
-                Some(text) => Value::Str(text?),
-                None => Value::Str(self.read_packed(byte)?),
+                Some(text) => put(Value::Str(text?)),
+                None => put(Value::Str(self.read_packed(byte)?)),
             },
-            _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
-        };
-        Ok(AttrRec { key, value })
+            _ => put(Value::Str(
+                self.read_text_tagged(byte, Slot::Key)?.unwrap_or(""),
+            )),
+        }
+        Ok(())
     }
 
     #[inline(always)]
