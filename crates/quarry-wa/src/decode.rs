@@ -457,6 +457,16 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 limit: options.max_depth,
             }));
         }
+        self.count_items(1, 0)?;
+        self.charge(NODE, 0)?;
+        let root: &'a mut NodeRec<'a> = self.bump.alloc(NodeRec::EMPTY);
+        let pending_children = self.read_node(root)?;
+        // A root without children (acks, receipts, presences) ends here,
+        // before any traversal state is set up.
+        if pending_children == 0 {
+            self.expect_end()?;
+            return Ok(Node::from_rec(root));
+        }
         // The frame being filled lives in `cur`; its `depth` ancestors are
         // in `inline`, the first INLINE_FRAMES of them, then in `stack`.
         // The arena part is only allocated when a tree nests deeper than
@@ -465,76 +475,84 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let mut inline: [Frame<'a>; INLINE_FRAMES] = Default::default();
         let mut depth = 0usize;
         let mut stack: ArenaVec<'a, Frame<'a>> = ArenaVec::new_in(self.bump);
-
-        self.count_items(1, 0)?;
-        self.charge(NODE, 0)?;
-        let root = self.bump.alloc_slice_fill_copy(1, NodeRec::EMPTY);
+        // The root's slot is read: its frame is the one whose children are
+        // pushed first.
         let mut cur = Frame {
-            slots: root,
-            next: 0,
+            slots: std::slice::from_mut(root),
+            next: 1,
         };
+        // Push the child list of `$count` (> 0) nodes of the node that
+        // starts at `$start` and whose slot was just read: `cur` becomes
+        // the list's frame, its parent an ancestor.
+        macro_rules! push_children {
+            ($count:expr, $start:expr) => {{
+                if depth >= max_stack {
+                    let offset = self.pos;
+                    return Err(self.fail(DecodeError::DepthLimit {
+                        offset,
+                        limit: options.max_depth,
+                    }));
+                }
+                self.count_items($count, $start)?;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "a child count is at most 65535 (LIST_16), times a 56-byte record"
+                )]
+                self.charge($count * NODE, $start)?;
+                // A single child (the common case in small stanzas)
+                // is written in place: a slice fill of one record goes
+                // through a call to memcpy.
+                let slots = if $count == 1 {
+                    std::slice::from_mut(self.bump.alloc(NodeRec::EMPTY))
+                } else {
+                    self.bump.alloc_slice_fill_copy($count, NodeRec::EMPTY)
+                };
+                let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
+                if let Some(frame) = inline.get_mut(depth) {
+                    *frame = parent;
+                } else {
+                    if stack.len() == stack.capacity() {
+                        // The stack holds fewer than max_depth (a u32)
+                        // frames, so its doubled capacity times a 24-byte
+                        // frame fits, and grown > capacity == len.
+                        #[expect(clippy::arithmetic_side_effects, reason = "see above")]
+                        let (grown, bytes) = {
+                            let grown = (stack.capacity() * 2).max(INITIAL_STACK);
+                            (grown, grown * FRAME)
+                        };
+                        self.charge(bytes, $start)?;
+                        stack.reserve_exact(grown.saturating_sub(stack.len()));
+                    }
+                    stack.push(parent);
+                }
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "depth < max_stack, a u32, was checked above"
+                )]
+                {
+                    depth += 1;
+                }
+            }};
+        }
+        push_children!(pending_children, 0);
         loop {
             if let Some(slot) = cur.slots.get_mut(cur.next) {
                 #[expect(
                     clippy::arithmetic_side_effects,
-                    reason = "slot `next` exists, so next + 1 <= slots.len()"
+                    reason = "slot `next` exists, so next + 1 <= slots.len(); \
+                              every slot below the root was promised its three bytes \
+                              when its list was read, so pending >= 3 here"
                 )]
                 {
                     cur.next += 1;
+                    // This slot's three bytes are no longer promised: they
+                    // are being read now.
+                    self.pending -= MIN_NODE_BYTES;
                 }
-                // This slot's three bytes are no longer promised: they are
-                // being read now.
-                self.pending = self.pending.saturating_sub(MIN_NODE_BYTES);
                 let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
-                    if depth >= max_stack {
-                        let offset = self.pos;
-                        return Err(self.fail(DecodeError::DepthLimit {
-                            offset,
-                            limit: options.max_depth,
-                        }));
-                    }
-                    self.count_items(pending_children, start)?;
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "a child count is at most 65535 (LIST_16), times a 56-byte record"
-                    )]
-                    self.charge(pending_children * NODE, start)?;
-                    // A single child (the common case in small stanzas)
-                    // is written in place: a slice fill of one record goes
-                    // through a call to memcpy.
-                    let slots = if pending_children == 1 {
-                        std::slice::from_mut(self.bump.alloc(NodeRec::EMPTY))
-                    } else {
-                        self.bump
-                            .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY)
-                    };
-                    let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
-                    if let Some(frame) = inline.get_mut(depth) {
-                        *frame = parent;
-                    } else {
-                        if stack.len() == stack.capacity() {
-                            // The stack holds fewer than max_depth (a u32)
-                            // frames, so its doubled capacity times a 24-byte
-                            // frame fits, and grown > capacity == len.
-                            #[expect(clippy::arithmetic_side_effects, reason = "see above")]
-                            let (grown, bytes) = {
-                                let grown = (stack.capacity() * 2).max(INITIAL_STACK);
-                                (grown, grown * FRAME)
-                            };
-                            self.charge(bytes, start)?;
-                            stack.reserve_exact(grown.saturating_sub(stack.len()));
-                        }
-                        stack.push(parent);
-                    }
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "depth < max_stack, a u32, was checked above"
-                    )]
-                    {
-                        depth += 1;
-                    }
+                    push_children!(pending_children, start);
                 }
             } else {
                 let taken: &'a mut [NodeRec<'a>] = std::mem::take(&mut cur.slots);
@@ -559,11 +577,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         }
                     }
                     None => {
-                        if self.pos != self.input.len() {
-                            let (offset, count) =
-                                (self.pos, self.input.len().saturating_sub(self.pos));
-                            return Err(self.fail(DecodeError::TrailingBytes { offset, count }));
-                        }
+                        self.expect_end()?;
                         return match done.first() {
                             Some(root) => Ok(Node::from_rec(root)),
                             None => unreachable!("the root frame has one slot"),
@@ -572,6 +586,16 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 }
             }
         }
+    }
+
+    /// The root node ended: no input may follow it.
+    #[inline(always)]
+    fn expect_end(&mut self) -> R<()> {
+        if self.pos == self.input.len() {
+            return Ok(());
+        }
+        let (offset, count) = (self.pos, self.input.len().saturating_sub(self.pos));
+        Err(self.fail(DecodeError::TrailingBytes { offset, count }))
     }
 
     #[cold]
