@@ -1389,14 +1389,33 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     /// read.
     #[inline(always)]
     fn read_jid_user_any(&mut self) -> R<JidUser<'a>> {
-        let byte = self.u8()?;
-        if byte != NIBBLE_8 && byte != HEX_8 {
-            return match self.read_text_tagged(byte, Slot::JidUser)? {
-                Some(text) => Ok(JidUser::text(text)),
-                None => Err(self.missing_text(Slot::JidUser)),
-            };
-        }
-        let header = self.u8()?;
+        // A packed user's tag and header under one bounds check.
+        let (byte, header) = match self
+            .input
+            .get(self.pos..)
+            .and_then(<[u8]>::first_chunk::<2>)
+        {
+            Some(&[byte @ (NIBBLE_8 | HEX_8), header]) => {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[pos..pos + 2] exists, so pos + 2 <= input.len()"
+                )]
+                {
+                    self.pos += 2;
+                }
+                (byte, header)
+            }
+            _ => {
+                let byte = self.u8()?;
+                if byte != NIBBLE_8 && byte != HEX_8 {
+                    return match self.read_text_tagged(byte, Slot::JidUser)? {
+                        Some(text) => Ok(JidUser::text(text)),
+                        None => Err(self.missing_text(Slot::JidUser)),
+                    };
+                }
+                (byte, self.u8()?)
+            }
+        };
         let start = self.pos;
         let bytes = self.take(usize::from(header & 0x7F))?;
         let nibble = byte == NIBBLE_8;
