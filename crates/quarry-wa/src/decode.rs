@@ -9,6 +9,8 @@
     clippy::arithmetic_side_effects
 )]
 
+use std::mem::MaybeUninit;
+
 use quarry_core::bumpalo::Bump;
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
 use quarry_core::{Arena, ArenaBytes, BoundedAlloc, DecodeError, DecodeOptions, ItemBudget};
@@ -449,6 +451,16 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         if let Err(e) = options.check_depth(0, self.pos) {
             return Err(self.fail(e));
         }
+        self.count_items(1, 0)?;
+        self.charge(NODE, 0)?;
+        let root: &'a mut NodeRec<'a> = self.bump.alloc(NodeRec::EMPTY);
+        let pending_children = self.read_node(root)?;
+        // A root without children (acks, receipts, presences) ends here,
+        // before any traversal state is set up.
+        if pending_children == 0 {
+            self.expect_end()?;
+            return Ok(Node::from_rec(root));
+        }
         // The frame being filled lives in `cur`; its `depth` ancestors are
         // in `inline`, the first INLINE_FRAMES of them, then in `stack`.
         // The arena part is only allocated when a tree nests deeper than
@@ -457,75 +469,83 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         let mut inline: [Frame<'a>; INLINE_FRAMES] = Default::default();
         let mut depth = 0usize;
         let mut stack: ArenaVec<'a, Frame<'a>> = ArenaVec::new_in(self.bump);
-
-        self.count_items(1, 0)?;
-        self.charge(NODE, 0)?;
-        let root = self.bump.alloc_slice_fill_copy(1, NodeRec::EMPTY);
+        // The root's slot is read: its frame is the one whose children are
+        // pushed first.
         let mut cur = Frame {
-            slots: root,
-            next: 0,
+            slots: std::slice::from_mut(root),
+            next: 1,
         };
+        // Push the child list of `$count` (> 0) nodes of the node that
+        // starts at `$start` and whose slot was just read: `cur` becomes
+        // the list's frame, its parent an ancestor.
+        macro_rules! push_children {
+            ($count:expr, $start:expr) => {{
+                // The children stand at depth + 1: what
+                // `options.check_depth(depth + 1)` asks, one compare.
+                if depth >= max_stack {
+                    let e = options.too_deep(self.pos);
+                    return Err(self.fail(e));
+                }
+                self.count_items($count, $start)?;
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "a child count is at most 65535 (LIST_16), times a 56-byte record"
+                )]
+                self.charge($count * NODE, $start)?;
+                // A single child (the common case in small stanzas)
+                // is written in place: a slice fill of one record goes
+                // through a call to memcpy.
+                let slots = if $count == 1 {
+                    std::slice::from_mut(self.bump.alloc(NodeRec::EMPTY))
+                } else {
+                    self.bump.alloc_slice_fill_copy($count, NodeRec::EMPTY)
+                };
+                let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
+                if let Some(frame) = inline.get_mut(depth) {
+                    *frame = parent;
+                } else {
+                    if stack.len() == stack.capacity() {
+                        // The stack holds fewer than max_depth (a u32)
+                        // frames, so its doubled capacity times a 24-byte
+                        // frame fits, and grown > capacity == len.
+                        #[expect(clippy::arithmetic_side_effects, reason = "see above")]
+                        let (grown, bytes) = {
+                            let grown = (stack.capacity() * 2).max(INITIAL_STACK);
+                            (grown, grown * FRAME)
+                        };
+                        self.charge(bytes, $start)?;
+                        stack.reserve_exact(grown.saturating_sub(stack.len()));
+                    }
+                    stack.push(parent);
+                }
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "depth < max_stack, a u32, was checked above"
+                )]
+                {
+                    depth += 1;
+                }
+            }};
+        }
+        push_children!(pending_children, 0);
         loop {
             if let Some(slot) = cur.slots.get_mut(cur.next) {
                 #[expect(
                     clippy::arithmetic_side_effects,
-                    reason = "slot `next` exists, so next + 1 <= slots.len()"
+                    reason = "slot `next` exists, so next + 1 <= slots.len(); \
+                              every slot below the root was promised its three bytes \
+                              when its list was read, so pending >= 3 here"
                 )]
                 {
                     cur.next += 1;
+                    // This slot's three bytes are no longer promised: they
+                    // are being read now.
+                    self.pending -= MIN_NODE_BYTES;
                 }
-                // This slot's three bytes are no longer promised: they are
-                // being read now.
-                self.pending = self.pending.saturating_sub(MIN_NODE_BYTES);
                 let start = self.pos;
                 let pending_children = self.read_node(slot)?;
                 if pending_children > 0 {
-                    // The children stand at depth + 1: what
-                    // `options.check_depth(depth + 1)` asks, one compare.
-                    if depth >= max_stack {
-                        let e = options.too_deep(self.pos);
-                        return Err(self.fail(e));
-                    }
-                    self.count_items(pending_children, start)?;
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "a child count is at most 65535 (LIST_16), times a 56-byte record"
-                    )]
-                    self.charge(pending_children * NODE, start)?;
-                    // A single child (the common case in small stanzas)
-                    // is written in place: a slice fill of one record goes
-                    // through a call to memcpy.
-                    let slots = if pending_children == 1 {
-                        std::slice::from_mut(self.bump.alloc(NodeRec::EMPTY))
-                    } else {
-                        self.bump
-                            .alloc_slice_fill_copy(pending_children, NodeRec::EMPTY)
-                    };
-                    let parent = std::mem::replace(&mut cur, Frame { slots, next: 0 });
-                    if let Some(frame) = inline.get_mut(depth) {
-                        *frame = parent;
-                    } else {
-                        if stack.len() == stack.capacity() {
-                            // The stack holds fewer than max_depth (a u32)
-                            // frames, so its doubled capacity times a 24-byte
-                            // frame fits, and grown > capacity == len.
-                            #[expect(clippy::arithmetic_side_effects, reason = "see above")]
-                            let (grown, bytes) = {
-                                let grown = (stack.capacity() * 2).max(INITIAL_STACK);
-                                (grown, grown * FRAME)
-                            };
-                            self.charge(bytes, start)?;
-                            stack.reserve_exact(grown.saturating_sub(stack.len()));
-                        }
-                        stack.push(parent);
-                    }
-                    #[expect(
-                        clippy::arithmetic_side_effects,
-                        reason = "depth < max_stack, a u32, was checked above"
-                    )]
-                    {
-                        depth += 1;
-                    }
+                    push_children!(pending_children, start);
                 }
             } else {
                 let taken: &'a mut [NodeRec<'a>] = std::mem::take(&mut cur.slots);
@@ -550,11 +570,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                         }
                     }
                     None => {
-                        if self.pos != self.input.len() {
-                            let (offset, count) =
-                                (self.pos, self.input.len().saturating_sub(self.pos));
-                            return Err(self.fail(DecodeError::TrailingBytes { offset, count }));
-                        }
+                        self.expect_end()?;
                         return match done.first() {
                             Some(root) => Ok(Node::from_rec(root)),
                             None => unreachable!("the root frame has one slot"),
@@ -563,6 +579,16 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 }
             }
         }
+    }
+
+    /// The root node ended: no input may follow it.
+    #[inline(always)]
+    fn expect_end(&mut self) -> R<()> {
+        if self.pos == self.input.len() {
+            return Ok(());
+        }
+        let (offset, count) = (self.pos, self.input.len().saturating_sub(self.pos));
+        Err(self.fail(DecodeError::TrailingBytes { offset, count }))
     }
 
     #[cold]
@@ -765,8 +791,20 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                 reason = "at most 32767 attributes (LIST_16), times a 40-byte record"
             )]
             self.charge(attr_count * ATTR, start)?;
-            let bump = self.bump;
-            slot.attrs = bump.alloc_slice_try_fill_with(attr_count, |_| self.read_attr())?;
+            // Each record is written where its value is read, not at one
+            // store after the match: a text value then stores its two words
+            // and its tag, not every field a JID has.
+            let recs = self
+                .bump
+                .alloc_slice_fill_with(attr_count, |_| MaybeUninit::<AttrRec<'a>>::uninit());
+            for rec in recs.iter_mut() {
+                self.read_attr(rec)?;
+            }
+            // SAFETY: the loop above ran to its end (an error returns
+            // before this line), and each turn initialized its element:
+            // `read_attr` writes `rec` on every path that returns `Ok`.
+            // `MaybeUninit<T>` has the layout of `T`.
+            slot.attrs = unsafe { recs.assume_init_ref() };
         }
         if size % 2 == 1 {
             return Ok(0);
@@ -835,8 +873,9 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         Ok(count)
     }
 
+    /// One attribute, written into `rec` (always, when this returns `Ok`).
     #[inline(always)]
-    fn read_attr(&mut self) -> R<AttrRec<'a>> {
+    fn read_attr(&mut self, rec: &mut MaybeUninit<AttrRec<'a>>) -> R<()> {
         // Keys are nearly always one-byte tokens: then the key and the
         // value's first byte cost one bounds check together.
         let (key, byte) = match self
@@ -860,27 +899,33 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
             }
             _ => (self.read_required_text(Slot::Key)?, self.u8()?),
         };
-        let value = match byte {
+        // One store per arm (see `read_node_rest`).
+        let mut put = |value: Value<'a>| {
+            rec.write(AttrRec { key, value });
+        };
+        match byte {
             #[expect(
                 clippy::indexing_slicing,
                 reason = "byte is in 1..=235 and the table has 236 entries"
             )]
-            1..=235 => Value::Str(self.single[usize::from(byte)]),
-            LIST_EMPTY => Value::Str(""),
+            1..=235 => put(Value::Str(self.single[usize::from(byte)])),
+            LIST_EMPTY => put(Value::Str("")),
             // Device JIDs (fanout recipients) and user, group and server
             // JIDs are the common cases: inline.
-            AD_JID => Value::Jid(self.read_ad_jid()?),
-            JID_PAIR => Value::Jid(self.read_jid_pair()?),
-            INTEROP_JID | FB_JID => Value::Jid(self.read_jid(byte)?),
+            AD_JID => put(Value::Jid(self.read_ad_jid()?)),
+            JID_PAIR => put(Value::Jid(self.read_jid_pair()?)),
+            INTEROP_JID | FB_JID => put(Value::Jid(self.read_jid(byte)?)),
             // Packed ids and timestamps: the common lengths inline.
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             NIBBLE_8 | HEX_8 => match self.packed_block(byte == NIBBLE_8) {
-                Some(text) => Value::Str(text?),
-                None => Value::Str(self.read_packed(byte)?),
+                Some(text) => put(Value::Str(text?)),
+                None => put(Value::Str(self.read_packed(byte)?)),
             },
-            _ => Value::Str(self.read_text_tagged(byte, Slot::Key)?.unwrap_or("")),
-        };
-        Ok(AttrRec { key, value })
+            _ => put(Value::Str(
+                self.read_text_tagged(byte, Slot::Key)?.unwrap_or(""),
+            )),
+        }
+        Ok(())
     }
 
     #[inline(always)]
@@ -1328,14 +1373,33 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
     /// read.
     #[inline(always)]
     fn read_jid_user_any(&mut self) -> R<JidUser<'a>> {
-        let byte = self.u8()?;
-        if byte != NIBBLE_8 && byte != HEX_8 {
-            return match self.read_text_tagged(byte, Slot::JidUser)? {
-                Some(text) => Ok(JidUser::text(text)),
-                None => Err(self.missing_text(Slot::JidUser)),
-            };
-        }
-        let header = self.u8()?;
+        // A packed user's tag and header under one bounds check.
+        let (byte, header) = match self
+            .input
+            .get(self.pos..)
+            .and_then(<[u8]>::first_chunk::<2>)
+        {
+            Some(&[byte @ (NIBBLE_8 | HEX_8), header]) => {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "input[pos..pos + 2] exists, so pos + 2 <= input.len()"
+                )]
+                {
+                    self.pos += 2;
+                }
+                (byte, header)
+            }
+            _ => {
+                let byte = self.u8()?;
+                if byte != NIBBLE_8 && byte != HEX_8 {
+                    return match self.read_text_tagged(byte, Slot::JidUser)? {
+                        Some(text) => Ok(JidUser::text(text)),
+                        None => Err(self.missing_text(Slot::JidUser)),
+                    };
+                }
+                (byte, self.u8()?)
+            }
+        };
         let start = self.pos;
         let bytes = self.take(usize::from(header & 0x7F))?;
         let nibble = byte == NIBBLE_8;

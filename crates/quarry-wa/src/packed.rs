@@ -276,31 +276,34 @@ pub(crate) fn word_nibbles_valid(word: u64) -> bool {
     high & !low & LOW == 0
 }
 
-/// True if no nibble of NIBBLE_8 data is 12..=14, checked a word at a time.
-#[inline]
+/// True if no nibble of NIBBLE_8 data is 12..=14, checked a word at a
+/// time: whole words, then the last eight bytes (overlapping the words
+/// before them) for the rest, so no partial word is copied; data shorter
+/// than a word is checked as its first and last four bytes.
+#[inline(never)]
 pub(crate) fn nibbles_valid(packed: &[u8]) -> bool {
-    let mut chunks = packed.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        if !word_nibbles_valid(u64::from_le_bytes(word)) {
-            return false;
-        }
+    let word = |bytes: &[u8; 8]| word_nibbles_valid(u64::from_le_bytes(*bytes));
+    if let Some(last) = packed.last_chunk::<8>() {
+        let (words, _) = packed.as_chunks::<8>();
+        return words.iter().all(word) && word(last);
     }
-    let mut word = [0u8; 8];
-    let rest = chunks.remainder();
-    // The remainder of chunks of 8 is shorter than 8.
-    if let Some(head) = word.get_mut(..rest.len()) {
-        head.copy_from_slice(rest);
+    if let (Some(&first), Some(&last)) = (packed.first_chunk::<4>(), packed.last_chunk::<4>()) {
+        let halves =
+            u64::from(u32::from_le_bytes(first)) | u64::from(u32::from_le_bytes(last)) << 32;
+        return word_nibbles_valid(halves);
     }
-    word_nibbles_valid(u64::from_le_bytes(word))
+    packed
+        .iter()
+        .all(|&byte| word_nibbles_valid(u64::from(byte)))
 }
 
 /// [`nibbles_valid`] for the `len` bytes at `start` of `input`: when eight
 /// bytes can be read from `start`, one unaligned load and a mask (a JID
-/// user, a phone number or LID of 6 to 8 bytes, is one word check).
-#[inline]
+/// user, a phone number or LID of 6 to 8 bytes, is one word check); data
+/// of 9 to 16 bytes (a group's user) is its first and its last eight bytes.
+#[inline(always)]
 pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
+    let word = |bytes: &[u8; 8]| word_nibbles_valid(u64::from_le_bytes(*bytes));
     if len <= 8
         && let Some(eight) = input.get(start..).and_then(|rest| rest.first_chunk::<8>())
     {
@@ -311,10 +314,14 @@ pub(crate) fn nibbles_valid_at(input: &[u8], start: usize, len: usize) -> bool {
         let mask = u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0);
         return word_nibbles_valid(u64::from_le_bytes(*eight) & mask);
     }
-    input
-        .get(start..)
-        .and_then(|rest| rest.get(..len))
-        .is_none_or(nibbles_valid)
+    let data = input.get(start..).and_then(|rest| rest.get(..len));
+    if len <= 16
+        && let Some((first, last)) =
+            data.and_then(|d| d.first_chunk::<8>().zip(d.last_chunk::<8>()))
+    {
+        return word(first) && word(last);
+    }
+    data.is_none_or(nibbles_valid)
 }
 
 /// The 16 bytes at the end of `rest` (a suffix of `input` holding at most
