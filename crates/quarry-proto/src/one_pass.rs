@@ -1624,7 +1624,7 @@ fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, D
     }
     match quarry_core::utf8::to_str(bytes) {
         Some(text) => Ok(Val::Str(text)),
-        None => Err(DecodeError::InvalidUtf8 { offset: s }),
+        None => Err(DecodeError::invalid_utf8(s, bytes)),
     }
 }
 

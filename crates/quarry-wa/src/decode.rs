@@ -975,7 +975,7 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     Some(text) => Ok(Some(text)),
                     None => {
                         let offset = self.pos().saturating_sub(bytes.len());
-                        Err(self.fail(DecodeError::InvalidUtf8 { offset }))
+                        Err(self.fail(DecodeError::invalid_utf8(offset, bytes)))
                     }
                 }
             }
@@ -1249,7 +1249,16 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         jid::render_into(&jid, out);
         match quarry_core::utf8::to_str(out) {
             Some(text) => Ok(text),
-            None => Err(self.fail(DecodeError::InvalidUtf8 { offset: at })),
+            // Not reached: the user is text checked when it was read, or
+            // packed digits, and the rest is ASCII. Were it reached, the
+            // error would name the rendering's bad bytes at the JID's tag.
+            None => {
+                let mut e = DecodeError::invalid_utf8(0, out);
+                if let DecodeError::InvalidUtf8(bad) = &mut e {
+                    bad.offset = at;
+                }
+                Err(self.fail(e))
+            }
         }
     }
 
