@@ -1616,7 +1616,9 @@ fn count_items(items: &mut u32, max: u32, n: u32, at: usize) -> Result<(), Decod
 }
 
 /// A `string` (checked as UTF-8 when `utf8`) or `bytes` value at `s..e`.
-#[inline]
+/// Always inlined: the call to the cold error constructor would otherwise
+/// keep it out of line on the hot path.
+#[inline(always)]
 fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, DecodeError> {
     let bytes = span(buf, s, e)?;
     if !utf8 {

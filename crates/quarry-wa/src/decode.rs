@@ -1249,17 +1249,23 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         jid::render_into(&jid, out);
         match quarry_core::utf8::to_str(out) {
             Some(text) => Ok(text),
-            // Not reached: the user is text checked when it was read, or
-            // packed digits, and the rest is ASCII. Were it reached, the
-            // error would name the rendering's bad bytes at the JID's tag.
-            None => {
-                let mut e = DecodeError::invalid_utf8(0, out);
-                if let DecodeError::InvalidUtf8(bad) = &mut e {
-                    bad.offset = at;
-                }
-                Err(self.fail(e))
-            }
+            None => Err(self.jid_text_not_utf8(at, out)),
         }
+    }
+
+    /// The rendering `out` of the JID whose tag is at `at` is not UTF-8.
+    /// Not reached: the user is text checked when it was read, or packed
+    /// digits, and the rest is ASCII. Were it reached, the error would name
+    /// the rendering's bad bytes at the JID's tag. Out of line, so that
+    /// [`Self::read_jid_text`] carries no error-building code.
+    #[cold]
+    #[inline(never)]
+    fn jid_text_not_utf8(&mut self, at: usize, out: &[u8]) -> Fail {
+        let mut e = DecodeError::invalid_utf8(0, out);
+        if let DecodeError::InvalidUtf8(bad) = &mut e {
+            bad.offset = at;
+        }
+        self.fail(e)
     }
 
     /// A JID whose tag byte `byte` was just read.
