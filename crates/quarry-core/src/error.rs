@@ -147,6 +147,35 @@ pub struct InvalidUtf8 {
     pub bytes: Vec<u8>,
 }
 
+impl InvalidUtf8 {
+    /// What [`DecodeError::invalid_utf8`] wraps, for a decoder whose hot
+    /// path writes the variant itself: the cold call then returns one
+    /// pointer in a register rather than a whole error through memory.
+    ///
+    /// ```
+    /// use quarry_core::{DecodeError, InvalidUtf8};
+    ///
+    /// let e = DecodeError::InvalidUtf8(InvalidUtf8::boxed(0, b"\xFF"));
+    /// assert_eq!(e.to_string(), "invalid UTF-8: bytes [ff] at byte 0");
+    /// ```
+    #[cold]
+    #[inline(never)]
+    pub fn boxed(text_offset: usize, text: &[u8]) -> Box<Self> {
+        let (at, len) = match std::str::from_utf8(text) {
+            Ok(_) => (text.len(), 0),
+            Err(e) => {
+                let at = e.valid_up_to();
+                (at, e.error_len().unwrap_or(text.len().saturating_sub(at)))
+            }
+        };
+        let bytes = text.iter().skip(at).take(len).copied().collect();
+        Box::new(Self {
+            offset: text_offset.saturating_add(at),
+            bytes,
+        })
+    }
+}
+
 /// Bytes in hexadecimal, two digits each, separated by spaces.
 struct Hex<'a>(&'a [u8]);
 
@@ -167,7 +196,8 @@ impl DecodeError {
     /// `text_offset` of the input and is not UTF-8: it finds the first
     /// invalid sequence itself, so the caller passes only what it holds.
     /// (For text that is valid after all, the error points just past its
-    /// end and names no bytes.) Cold: only a failing decode calls it.
+    /// end and names no bytes.) The work is in the cold
+    /// [`InvalidUtf8::boxed`]: only a failing decode calls it.
     ///
     /// ```
     /// use quarry_core::DecodeError;
@@ -177,21 +207,9 @@ impl DecodeError {
     /// let DecodeError::InvalidUtf8(bad) = &e else { unreachable!() };
     /// assert_eq!((bad.offset, &bad.bytes[..]), (4, &[0xE2, 0x82][..]));
     /// ```
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn invalid_utf8(text_offset: usize, text: &[u8]) -> Self {
-        let (at, len) = match std::str::from_utf8(text) {
-            Ok(_) => (text.len(), 0),
-            Err(e) => {
-                let at = e.valid_up_to();
-                (at, e.error_len().unwrap_or(text.len().saturating_sub(at)))
-            }
-        };
-        let bytes = text.iter().skip(at).take(len).copied().collect();
-        Self::InvalidUtf8(Box::new(InvalidUtf8 {
-            offset: text_offset.saturating_add(at),
-            bytes,
-        }))
+        Self::InvalidUtf8(InvalidUtf8::boxed(text_offset, text))
     }
 
     /// A [`DecodeError::InvalidValue`] at `offset`: `what` was wrong,

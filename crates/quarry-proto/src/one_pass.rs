@@ -1626,7 +1626,9 @@ fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, D
     }
     match quarry_core::utf8::to_str(bytes) {
         Some(text) => Ok(Val::Str(text)),
-        None => Err(DecodeError::invalid_utf8(s, bytes)),
+        None => Err(DecodeError::InvalidUtf8(quarry_core::InvalidUtf8::boxed(
+            s, bytes,
+        ))),
     }
 }
 

@@ -975,7 +975,8 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     Some(text) => Ok(Some(text)),
                     None => {
                         let offset = self.pos().saturating_sub(bytes.len());
-                        Err(self.fail(DecodeError::invalid_utf8(offset, bytes)))
+                        let bad = quarry_core::InvalidUtf8::boxed(offset, bytes);
+                        Err(self.fail(DecodeError::InvalidUtf8(bad)))
                     }
                 }
             }
