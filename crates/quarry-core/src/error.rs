@@ -33,12 +33,18 @@ pub enum DecodeError {
         /// What was expected there.
         context: &'static str,
     },
-    /// Text that must be UTF-8 is not.
-    #[error("invalid UTF-8 at byte {offset}")]
-    InvalidUtf8 {
-        /// Where the text starts.
-        offset: usize,
-    },
+    /// Text that must be UTF-8 is not: the error points at the first byte
+    /// that is not part of valid UTF-8 and names the offending sequence.
+    /// Boxed, like [`DecodeError::InvalidValue`], and built only when a
+    /// decode fails ([`DecodeError::invalid_utf8`]).
+    ///
+    /// ```
+    /// let e = quarry_core::DecodeError::invalid_utf8(10, b"ab\xC3(c");
+    /// assert_eq!(e.offset(), 12);
+    /// assert_eq!(e.to_string(), "invalid UTF-8: bytes [c3] at byte 12");
+    /// ```
+    #[error("{0}")]
+    InvalidUtf8(Box<InvalidUtf8>),
     /// Structurally invalid input that no other variant names.
     #[error("{what} at byte {offset}")]
     Malformed {
@@ -126,7 +132,86 @@ pub struct InvalidValue {
     pub value: String,
 }
 
+/// What [`DecodeError::InvalidUtf8`] reports: the position of the first
+/// byte that is not part of valid UTF-8, and the offending sequence as
+/// [`std::str::Utf8Error`] delimits it (UTF-8's "maximal subpart": a byte
+/// that cannot start a character, or a lead byte with the continuation
+/// bytes that fit it before the byte that does not), or the incomplete
+/// sequence the text ends with. One to three bytes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid UTF-8: bytes [{}] at byte {offset}", Hex(bytes))]
+pub struct InvalidUtf8 {
+    /// Position of the first invalid byte.
+    pub offset: usize,
+    /// The offending bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl InvalidUtf8 {
+    /// What [`DecodeError::invalid_utf8`] wraps, for a decoder whose hot
+    /// path writes the variant itself: the cold call then returns one
+    /// pointer in a register rather than a whole error through memory.
+    ///
+    /// ```
+    /// use quarry_core::{DecodeError, InvalidUtf8};
+    ///
+    /// let e = DecodeError::InvalidUtf8(InvalidUtf8::boxed(0, b"\xFF"));
+    /// assert_eq!(e.to_string(), "invalid UTF-8: bytes [ff] at byte 0");
+    /// ```
+    #[cold]
+    #[inline(never)]
+    pub fn boxed(text_offset: usize, text: &[u8]) -> Box<Self> {
+        let (at, len) = match std::str::from_utf8(text) {
+            Ok(_) => (text.len(), 0),
+            Err(e) => {
+                let at = e.valid_up_to();
+                (at, e.error_len().unwrap_or(text.len().saturating_sub(at)))
+            }
+        };
+        let bytes = text.iter().skip(at).take(len).copied().collect();
+        Box::new(Self {
+            offset: text_offset.saturating_add(at),
+            bytes,
+        })
+    }
+}
+
+/// Bytes in hexadecimal, two digits each, separated by spaces.
+struct Hex<'a>(&'a [u8]);
+
+impl std::fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, b) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
 impl DecodeError {
+    /// A [`DecodeError::InvalidUtf8`] for `text`, which starts at byte
+    /// `text_offset` of the input and is not UTF-8: it finds the first
+    /// invalid sequence itself, so the caller passes only what it holds.
+    /// (For text that is valid after all, the error points just past its
+    /// end and names no bytes.) The work is in the cold
+    /// [`InvalidUtf8::boxed`]: only a failing decode calls it.
+    ///
+    /// ```
+    /// use quarry_core::DecodeError;
+    ///
+    /// // E2 82 is the start of a three-byte character cut short by 'x'.
+    /// let e = DecodeError::invalid_utf8(4, b"\xE2\x82x");
+    /// let DecodeError::InvalidUtf8(bad) = &e else { unreachable!() };
+    /// assert_eq!((bad.offset, &bad.bytes[..]), (4, &[0xE2, 0x82][..]));
+    /// ```
+    #[inline]
+    pub fn invalid_utf8(text_offset: usize, text: &[u8]) -> Self {
+        Self::InvalidUtf8(InvalidUtf8::boxed(text_offset, text))
+    }
+
     /// A [`DecodeError::InvalidValue`] at `offset`: `what` was wrong,
     /// `value` is what stood there. Cold: only a failing decode calls it.
     #[cold]
@@ -142,14 +227,13 @@ impl DecodeError {
     /// The byte offset the error points at.
     ///
     /// ```
-    /// let e = quarry_core::DecodeError::InvalidUtf8 { offset: 3 };
+    /// let e = quarry_core::DecodeError::invalid_utf8(3, b"\xFF");
     /// assert_eq!(e.offset(), 3);
     /// ```
     pub fn offset(&self) -> usize {
         match *self {
             Self::UnexpectedEof { offset }
             | Self::UnexpectedByte { offset, .. }
-            | Self::InvalidUtf8 { offset }
             | Self::Malformed { offset, .. }
             | Self::TrailingBytes { offset, .. }
             | Self::DepthLimit { offset, .. }
@@ -157,6 +241,7 @@ impl DecodeError {
             | Self::ArenaLimit { offset, .. }
             | Self::InflatedLimit { offset, .. }
             | Self::Inflate { offset, .. } => offset,
+            Self::InvalidUtf8(ref v) => v.offset,
             Self::InvalidValue(ref v) => v.offset,
         }
     }
@@ -173,7 +258,6 @@ impl DecodeError {
         match &mut self {
             Self::UnexpectedEof { offset }
             | Self::UnexpectedByte { offset, .. }
-            | Self::InvalidUtf8 { offset }
             | Self::Malformed { offset, .. }
             | Self::TrailingBytes { offset, .. }
             | Self::DepthLimit { offset, .. }
@@ -181,6 +265,7 @@ impl DecodeError {
             | Self::ArenaLimit { offset, .. }
             | Self::InflatedLimit { offset, .. }
             | Self::Inflate { offset, .. } => *offset = offset.saturating_add(by),
+            Self::InvalidUtf8(v) => v.offset = v.offset.saturating_add(by),
             Self::InvalidValue(v) => v.offset = v.offset.saturating_add(by),
         }
         self
@@ -221,5 +306,44 @@ mod tests {
         assert_eq!(e.offset(), 5);
         assert_eq!(e.to_string(), "field number: 0 at byte 5");
         assert!(!e.is_limit());
+    }
+
+    /// Expectations from the UTF-8 definition (RFC 3629 and Unicode's
+    /// "maximal subpart" rule), worked out by hand per input.
+    #[test]
+    fn invalid_utf8_names_the_first_bad_sequence() {
+        let cases: [(&[u8], usize, &[u8]); 8] = [
+            // Never a UTF-8 byte.
+            (b"\xFF", 0, b"\xFF"),
+            // A two-byte lead followed by '(' (not a continuation byte).
+            (b"ok\xC3(", 2, b"\xC3"),
+            // A three-byte lead and one continuation, then 'x'.
+            (b"\xE2\x82x", 0, b"\xE2\x82"),
+            // ED A0 would start a surrogate: ED alone is the bad part.
+            (b"a\xED\xA0\x80", 1, b"\xED"),
+            // Overlong '/': C0 can never start a character.
+            (b"\xC0\xAF", 0, b"\xC0"),
+            // A four-byte character cut off by the end of the text.
+            (b"ab\xF0\x9F\x98", 2, b"\xF0\x9F\x98"),
+            // A stray continuation byte after a whole 'é'.
+            (b"\xC3\xA9\xA9", 2, b"\xA9"),
+            // The first of two bad places is the one named.
+            (b"x\xFEy\xFF", 1, b"\xFE"),
+        ];
+        for (text, at, bad) in cases {
+            let e = DecodeError::invalid_utf8(100, text);
+            assert_eq!(e.offset(), 100 + at, "{text:x?}");
+            match e {
+                DecodeError::InvalidUtf8(v) => assert_eq!(v.bytes, bad, "{text:x?}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(
+            DecodeError::invalid_utf8(0, b"\xE2\x82x").to_string(),
+            "invalid UTF-8: bytes [e2 82] at byte 0"
+        );
+        let moved = DecodeError::invalid_utf8(1, b"a\xFF").shifted(10);
+        assert_eq!(moved.to_string(), "invalid UTF-8: bytes [ff] at byte 12");
+        assert!(!moved.is_limit());
     }
 }

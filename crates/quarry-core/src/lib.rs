@@ -37,7 +37,7 @@ pub mod utf8;
 
 pub use arena::{Arena, ArenaStats};
 pub use bounded_alloc::BoundedAlloc;
-pub use error::{DecodeError, InvalidValue};
+pub use error::{DecodeError, InvalidUtf8, InvalidValue};
 pub use item_budget::ItemBudget;
 pub use options::DecodeOptions;
 pub use owned::{Covariant, MessageArena, Owned, ViewFamily};

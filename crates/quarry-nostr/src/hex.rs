@@ -72,24 +72,25 @@ fn decode8(chunk: [u8; 8]) -> Option<[u8; 4]> {
     Some((t as u32).to_le_bytes())
 }
 
-/// Sixteen hex digits (either case) to eight bytes with SSE2 (part of
-/// every x86-64 CPU): a quarter of the instructions of two [`decode8`]s,
-/// and ids, keys and signatures are 256 hex digits an event.
+/// One register of sixteen hex digits (either case): all-ones lanes where
+/// the byte is a digit, and each 16-bit lane's (first, second) digit as
+/// first << 4 | second in its low byte. [`decode16`] takes one register,
+/// [`decode32`] two. (`#[inline]`: `#[inline(always)]` cannot go with
+/// `#[target_feature]`; both callers enable the same feature, so the
+/// compiler may inline it into them.)
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
 #[inline]
-fn decode16(chunk: [u8; 16]) -> Option<[u8; 8]> {
+fn digits_and_pairs(
+    v: std::arch::x86_64::__m128i,
+) -> (std::arch::x86_64::__m128i, std::arch::x86_64::__m128i) {
     use std::arch::x86_64::{
-        _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
-        _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set_epi64x, _mm_set1_epi8,
+        _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_or_si128, _mm_set1_epi8,
         _mm_set1_epi16, _mm_slli_epi16, _mm_srli_epi16,
     };
-    let lo = u64::from_le_bytes(chunk_half(chunk, 0));
-    let hi = u64::from_le_bytes(chunk_half(chunk, 8));
-    let v = _mm_set_epi64x(hi.cast_signed(), lo.cast_signed());
-    // Signed compares: a byte of 0x80 and above is negative, so it falls in
-    // neither range and fails the check like any other non-digit.
-    // Bytes strictly between `below` and `above`.
+    // Bytes strictly between `below` and `above` (signed compares: a byte
+    // of 0x80 and above is negative, so it falls in neither range and
+    // fails the check like any other non-digit).
     let between = |x, below: u8, above: u8| {
         _mm_and_si128(
             _mm_cmpgt_epi8(x, _mm_set1_epi8(below.cast_signed())),
@@ -100,20 +101,34 @@ fn decode16(chunk: [u8; 16]) -> Option<[u8; 8]> {
     // '/' and ':' enclose the digits, '`' and 'g' the lower-case letters.
     let digit = between(v, b'/', b':');
     let alpha = between(lower, b'`', b'g');
-    if _mm_movemask_epi8(_mm_or_si128(digit, alpha)) != 0xFFFF {
-        return None;
-    }
     // A digit's low nibble is its value; a letter's low nibble plus 9.
     let nib = _mm_add_epi8(
         _mm_and_si128(v, _mm_set1_epi8(0x0F)),
         _mm_and_si128(alpha, _mm_set1_epi8(9)),
     );
-    // Each 16-bit lane holds (first digit, second digit): make it
-    // first << 4 | second in its low byte, then pack the lanes to bytes.
     let pairs = _mm_or_si128(
         _mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00FF)), 4),
         _mm_srli_epi16(nib, 8),
     );
+    (_mm_or_si128(digit, alpha), pairs)
+}
+
+/// Sixteen hex digits (either case) to eight bytes with SSE2 (part of
+/// every x86-64 CPU): a quarter of the instructions of two [`decode8`]s.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn decode16(chunk: [u8; 16]) -> Option<[u8; 8]> {
+    use std::arch::x86_64::{
+        _mm_cvtsi128_si64, _mm_movemask_epi8, _mm_packus_epi16, _mm_set_epi64x,
+    };
+    let lo = u64::from_le_bytes(chunk_half(chunk, 0));
+    let hi = u64::from_le_bytes(chunk_half(chunk, 8));
+    let (ok, pairs) = digits_and_pairs(_mm_set_epi64x(hi.cast_signed(), lo.cast_signed()));
+    if _mm_movemask_epi8(ok) != 0xFFFF {
+        return None;
+    }
+    // Pack the 16-bit lanes to bytes.
     let bytes = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs));
     Some(bytes.to_le_bytes())
 }
@@ -126,9 +141,8 @@ fn decode16(chunk: [u8; 16]) -> Option<[u8; 8]> {
 #[inline]
 fn decode32(chunk: &[u8; 32]) -> Option<[u8; 16]> {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
-        _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set_epi64x, _mm_set1_epi8,
-        _mm_set1_epi16, _mm_slli_epi16, _mm_srli_epi16, _mm_unpackhi_epi64,
+        _mm_and_si128, _mm_cvtsi128_si64, _mm_movemask_epi8, _mm_packus_epi16, _mm_set_epi64x,
+        _mm_unpackhi_epi64,
     };
     let word = |at: usize| {
         let mut w = [0u8; 8];
@@ -137,34 +151,8 @@ fn decode32(chunk: &[u8; 32]) -> Option<[u8; 16]> {
         }
         u64::from_le_bytes(w).cast_signed()
     };
-    // Bytes strictly between `below` and `above` (signed compares: a byte
-    // of 0x80 and above is negative, so it falls in neither range).
-    let between = |x, below: u8, above: u8| {
-        _mm_and_si128(
-            _mm_cmpgt_epi8(x, _mm_set1_epi8(below.cast_signed())),
-            _mm_cmplt_epi8(x, _mm_set1_epi8(above.cast_signed())),
-        )
-    };
-    // Per register: all-ones lanes where the byte is a hex digit, and each
-    // 16-bit lane's (first, second) digit as first << 4 | second.
-    let half = |v: __m128i| {
-        let lower = _mm_or_si128(v, _mm_set1_epi8(0x20));
-        // '/' and ':' enclose the digits, '`' and 'g' the lower-case letters.
-        let digit = between(v, b'/', b':');
-        let alpha = between(lower, b'`', b'g');
-        // A digit's low nibble is its value; a letter's low nibble plus 9.
-        let nib = _mm_add_epi8(
-            _mm_and_si128(v, _mm_set1_epi8(0x0F)),
-            _mm_and_si128(alpha, _mm_set1_epi8(9)),
-        );
-        let pairs = _mm_or_si128(
-            _mm_slli_epi16(_mm_and_si128(nib, _mm_set1_epi16(0x00FF)), 4),
-            _mm_srli_epi16(nib, 8),
-        );
-        (_mm_or_si128(digit, alpha), pairs)
-    };
-    let (ok0, p0) = half(_mm_set_epi64x(word(8), word(0)));
-    let (ok1, p1) = half(_mm_set_epi64x(word(24), word(16)));
+    let (ok0, p0) = digits_and_pairs(_mm_set_epi64x(word(8), word(0)));
+    let (ok1, p1) = digits_and_pairs(_mm_set_epi64x(word(24), word(16)));
     if _mm_movemask_epi8(_mm_and_si128(ok0, ok1)) != 0xFFFF {
         return None;
     }

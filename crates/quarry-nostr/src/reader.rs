@@ -464,9 +464,7 @@ impl<'a> Reader<'a> {
     pub fn fail(input: &[u8], e: DecodeError) -> DecodeError {
         match std::str::from_utf8(input) {
             Ok(_) => e,
-            Err(bad) => DecodeError::InvalidUtf8 {
-                offset: bad.valid_up_to(),
-            },
+            Err(_) => DecodeError::invalid_utf8(0, input),
         }
     }
 
@@ -707,10 +705,10 @@ impl<'a> Reader<'a> {
     #[cold]
     #[inline(never)]
     fn utf8_error(&self, at: usize) -> DecodeError {
-        let offset = std::str::from_utf8(self.b)
-            .err()
-            .map_or(at, |e| e.valid_up_to());
-        DecodeError::InvalidUtf8 { offset }
+        match std::str::from_utf8(self.b) {
+            Ok(_) => DecodeError::invalid_utf8(at, b""),
+            Err(_) => DecodeError::invalid_utf8(0, self.b),
+        }
     }
 
     /// After a value in compact JSON: `,` (true) or `close` (false) right
@@ -1310,19 +1308,19 @@ mod tests {
             b"\"\xc3\\nab\"",
             b"\"0123456789abcdef0123\xe9\"",
         ] {
+            // Each high byte is followed by a quote or a backslash, so it
+            // is the whole offending sequence.
             let bad = wire.iter().position(|&c| c >= 0x80).unwrap();
+            let want = Err(DecodeError::InvalidUtf8(Box::new(
+                quarry_core::InvalidUtf8 {
+                    offset: bad,
+                    bytes: vec![wire[bad]],
+                },
+            )));
             let mut r = Reader::new(wire, ControlChars::Escape);
-            assert_eq!(
-                r.string(&alloc),
-                Err(DecodeError::InvalidUtf8 { offset: bad }),
-                "{wire:?}"
-            );
+            assert_eq!(r.string(&alloc), want, "{wire:?}");
             let mut r = Reader::new(wire, ControlChars::Escape);
-            assert_eq!(
-                r.skip_string(),
-                Err(DecodeError::InvalidUtf8 { offset: bad }),
-                "{wire:?}"
-            );
+            assert_eq!(r.skip_string().map(|()| ""), want, "{wire:?}");
         }
     }
 

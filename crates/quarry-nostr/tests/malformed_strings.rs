@@ -4,7 +4,7 @@
 mod common;
 
 use common::{edit, malformed, must_fail};
-use quarry_core::DecodeError;
+use quarry_core::{Arena, DecodeError, InvalidUtf8};
 
 fn content_with(raw: &str) -> (String, usize) {
     let json = common::valid_event();
@@ -65,25 +65,63 @@ fn bad_escapes_are_rejected() {
     }
 }
 
+/// The error for invalid UTF-8 at `offset` whose offending sequence is
+/// `bytes`.
+fn bad_utf8(offset: usize, bytes: &[u8]) -> DecodeError {
+    DecodeError::InvalidUtf8(Box::new(InvalidUtf8 {
+        offset,
+        bytes: bytes.to_vec(),
+    }))
+}
+
 #[test]
 fn invalid_utf8_is_rejected_at_its_first_byte() {
     let json = common::valid_event();
     let at = json.find("agreed").unwrap();
-    for bad_bytes in [
-        &[0xFFu8][..],
-        &[0xC3],
-        &[0xE2, 0x82],
-        &[0xED, 0xA0, 0x80],
-        &[0xC0, 0xAF],
+    // Inserted bytes and the sequence the error names: UTF-8's maximal
+    // subparts (a lead byte with the continuations that fit it, before the
+    // letter 'a' that follows).
+    for (bad_bytes, named) in [
+        (&[0xFFu8][..], &[0xFFu8][..]),
+        (&[0xC3], &[0xC3]),
+        (&[0xE2, 0x82], &[0xE2, 0x82]),
+        (&[0xED, 0xA0, 0x80], &[0xED]),
+        (&[0xC0, 0xAF], &[0xC0]),
     ] {
         let mut bad = json.as_bytes().to_vec();
         bad.splice(at..at, bad_bytes.iter().copied());
-        assert_eq!(
-            must_fail(&bad),
-            DecodeError::InvalidUtf8 { offset: at },
-            "{bad_bytes:x?}"
-        );
+        assert_eq!(must_fail(&bad), bad_utf8(at, named), "{bad_bytes:x?}");
     }
+}
+
+#[test]
+fn invalid_utf8_names_its_bytes_and_offset_in_the_message() {
+    // Content starting "a", C3 (a two-byte lead), "(b": C3 is one byte
+    // past the content's opening quote.
+    let (json, at) = content_with("a");
+    let lead = at + 1;
+    let mut bytes = json.into_bytes();
+    bytes.splice(lead..lead, [0xC3, b'(', b'b']);
+    let e = must_fail(&bytes);
+    assert_eq!(e, bad_utf8(lead, &[0xC3]));
+    assert_eq!(
+        e.to_string(),
+        format!("invalid UTF-8: bytes [c3] at byte {lead}")
+    );
+
+    // A subscription id: `["CLOSE","a` is 11 bytes, so E2 82 (a
+    // three-byte lead and one continuation, then '(') is at byte 11.
+    let arena = Arena::new();
+    let close = b"[\"CLOSE\",\"a\xE2\x82(\"]";
+    let e = quarry_nostr::decode_client_message(&arena, close).unwrap_err();
+    assert_eq!(e, bad_utf8(11, &[0xE2, 0x82]));
+    assert_eq!(e.to_string(), "invalid UTF-8: bytes [e2 82] at byte 11");
+
+    // A structural error before it (a number where the id must be) does
+    // not hide it: the input's first invalid byte is reported.
+    let close = b"[\"CLOSE\",1,\"\xFF\"]";
+    let e = quarry_nostr::decode_client_message(&arena, close).unwrap_err();
+    assert_eq!(e.to_string(), "invalid UTF-8: bytes [ff] at byte 12");
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! comes after that point.
 
 use prost::Message as _;
-use quarry_core::{Arena, DecodeError};
+use quarry_core::{Arena, DecodeError, InvalidUtf8};
 use quarry_proto_tests::views::quarry::test3::All3View;
 use quarry_proto_tests::{pb, wa};
 
@@ -76,7 +76,13 @@ fn a_displaced_string_member_must_be_utf8() {
     // k_inner (off the dense path), k_string = C3 28, then k_u64 wins.
     let bytes = [k_inner(&OFF_DENSE), k_string(&[0xC3, 0x28]), K_U64.to_vec()].concat();
     assert!(!prost_accepts(&bytes));
-    assert_eq!(decode3(&bytes), Err(DecodeError::InvalidUtf8 { offset: 8 }));
+    // C3 is the first byte of k_string's text, at byte 8; '(' cannot
+    // continue it.
+    let want = DecodeError::InvalidUtf8(Box::new(InvalidUtf8 {
+        offset: 8,
+        bytes: vec![0xC3],
+    }));
+    assert_eq!(decode3(&bytes), Err(want));
 }
 
 #[test]

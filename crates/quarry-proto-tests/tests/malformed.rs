@@ -6,7 +6,7 @@ mod common;
 
 use proptest::prelude::*;
 use prost::Message as _;
-use quarry_core::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions, InvalidUtf8};
 use quarry_proto::Decoder;
 use quarry_proto_tests::samples::{self, Root};
 use quarry_proto_tests::views::{quarry::test3::All3View, quarry::test3::InnerView};
@@ -362,17 +362,35 @@ fn wrong_wire_types_are_errors_at_the_tag() {
     );
 }
 
+/// The error for invalid UTF-8 at `offset` whose offending sequence is
+/// `bytes`.
+fn bad_utf8(offset: usize, bytes: &[u8]) -> DecodeError {
+    DecodeError::InvalidUtf8(Box::new(InvalidUtf8 {
+        offset,
+        bytes: bytes.to_vec(),
+    }))
+}
+
 #[test]
-fn invalid_utf8_in_a_string_is_an_error_at_the_string() {
+fn invalid_utf8_in_a_string_is_an_error_at_its_first_bad_byte() {
+    // f_string (9, tag 4A), 2 bytes: C3 (a two-byte lead), '(' (not a
+    // continuation byte).
     assert_eq!(
         decode3(&[0x4A, 0x02, 0xC3, 0x28]),
-        Err(DecodeError::InvalidUtf8 { offset: 2 })
+        Err(bad_utf8(2, &[0xC3]))
     );
     assert!(pb::test3::All3::decode(&[0x4A, 0x02, 0xC3, 0x28][..]).is_err());
+    // "hi", then F0 9F: a four-byte character cut short by the string's
+    // end (the next field's tag does not complete it).
+    let cut = [0x4A, 0x04, b'h', b'i', 0xF0, 0x9F, 0x4A, 0x00];
+    let e = decode3(&cut).unwrap_err();
+    assert_eq!(e, bad_utf8(4, &[0xF0, 0x9F]));
+    assert_eq!(e.to_string(), "invalid UTF-8: bytes [f0 9f] at byte 4");
+    assert!(pb::test3::All3::decode(&cut[..]).is_err());
     // In a repeated string (46) too; bytes (10) take anything.
     assert_eq!(
         decode3(&[0xF2, 0x02, 0x01, 0xFF]),
-        Err(DecodeError::InvalidUtf8 { offset: 3 })
+        Err(bad_utf8(3, &[0xFF]))
     );
     assert!(decode3(&[0x52, 0x02, 0xC3, 0x28]).is_ok());
 }
@@ -397,7 +415,7 @@ fn invalid_utf8_key_of_an_unknown_map_entry_is_still_an_error() {
         let arena = Arena::new();
         assert_eq!(
             quarry_proto_tests::views::quarry::test2::All2View::decode(&arena, &bytes).map(|_| ()),
-            Err(DecodeError::InvalidUtf8 { offset })
+            Err(bad_utf8(offset, &[0xC3]))
         );
     }
     // A valid key: the entry is an unknown field, the decode succeeds.

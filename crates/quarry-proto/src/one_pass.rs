@@ -1564,7 +1564,9 @@ fn pending<'s, 'a>(
 }
 
 /// A `string` (checked as UTF-8 when `utf8`) or `bytes` value at `s..e`.
-#[inline]
+/// Always inlined: the call to the cold error constructor would otherwise
+/// keep it out of line on the hot path.
+#[inline(always)]
 fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, DecodeError> {
     let bytes = span(buf, s, e)?;
     if !utf8 {
@@ -1572,7 +1574,9 @@ fn string_value(buf: &[u8], s: usize, e: usize, utf8: bool) -> Result<Val<'_>, D
     }
     match quarry_core::utf8::to_str(bytes) {
         Some(text) => Ok(Val::Str(text)),
-        None => Err(DecodeError::InvalidUtf8 { offset: s }),
+        None => Err(DecodeError::InvalidUtf8(quarry_core::InvalidUtf8::boxed(
+            s, bytes,
+        ))),
     }
 }
 

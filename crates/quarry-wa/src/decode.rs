@@ -1004,7 +1004,8 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
                     Some(text) => Ok(Some(text)),
                     None => {
                         let offset = self.pos().saturating_sub(bytes.len());
-                        Err(self.fail(DecodeError::InvalidUtf8 { offset }))
+                        let bad = quarry_core::InvalidUtf8::boxed(offset, bytes);
+                        Err(self.fail(DecodeError::InvalidUtf8(bad)))
                     }
                 }
             }
@@ -1278,8 +1279,23 @@ impl<'a, const CHECKED: bool> State<'a, '_, CHECKED> {
         jid::render_into(&jid, out);
         match quarry_core::utf8::to_str(out) {
             Some(text) => Ok(text),
-            None => Err(self.fail(DecodeError::InvalidUtf8 { offset: at })),
+            None => Err(self.jid_text_not_utf8(at, out)),
         }
+    }
+
+    /// The rendering `out` of the JID whose tag is at `at` is not UTF-8.
+    /// Not reached: the user is text checked when it was read, or packed
+    /// digits, and the rest is ASCII. Were it reached, the error would name
+    /// the rendering's bad bytes at the JID's tag. Out of line, so that
+    /// [`Self::read_jid_text`] carries no error-building code.
+    #[cold]
+    #[inline(never)]
+    fn jid_text_not_utf8(&mut self, at: usize, out: &[u8]) -> Fail {
+        let mut e = DecodeError::invalid_utf8(0, out);
+        if let DecodeError::InvalidUtf8(bad) = &mut e {
+            bad.offset = at;
+        }
+        self.fail(e)
     }
 
     /// A JID whose tag byte `byte` was just read.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use quarry_core::{Arena, DecodeError, DecodeOptions};
+use quarry_core::{Arena, DecodeError, DecodeOptions, InvalidUtf8};
 use quarry_wa::{Decoder, max_arena_bytes};
 
 fn decode_err(input: &[u8]) -> DecodeError {
@@ -84,18 +84,57 @@ fn errors_point_at_hand_computed_offsets() {
                 count: 3,
             },
         ),
-        // Raw text that is not UTF-8: the offset of the text's first byte.
-        (
-            vec![0xF8, 0x03, 19, 8, 0xFC, 2, 0xC3, 0x28],
-            DecodeError::InvalidUtf8 { offset: 6 },
-        ),
-        (
-            vec![0xF8, 0x01, 0xFC, 1, 0xFF],
-            DecodeError::InvalidUtf8 { offset: 4 },
-        ),
     ];
     for (input, want) in &exact {
         assert_eq!(&decode_err(input), want, "{input:02x?}");
+    }
+
+    // Raw text (BINARY_8, 0xFC, then a length byte) that is not UTF-8: the
+    // offset of its first invalid byte, and the offending sequence.
+    let not_utf8: [(&[u8], usize, &[u8], &str); 4] = [
+        // An attribute value C3 28: a two-byte lead, then '(' (not a
+        // continuation byte).
+        (
+            &[0xF8, 0x03, 19, 8, 0xFC, 2, 0xC3, 0x28],
+            6,
+            &[0xC3],
+            "invalid UTF-8: bytes [c3] at byte 6",
+        ),
+        // A tag that is FF, never a UTF-8 byte.
+        (
+            &[0xF8, 0x01, 0xFC, 1, 0xFF],
+            4,
+            &[0xFF],
+            "invalid UTF-8: bytes [ff] at byte 4",
+        ),
+        // A tag "a" then a three-byte character cut short by the end of
+        // the text.
+        (
+            &[0xF8, 0x01, 0xFC, 3, b'a', 0xE2, 0x82],
+            5,
+            &[0xE2, 0x82],
+            "invalid UTF-8: bytes [e2 82] at byte 5",
+        ),
+        // An attribute value "ok", then ED A0 80 (a surrogate: ED can be
+        // followed by 80..9F only).
+        (
+            &[0xF8, 0x03, 19, 8, 0xFC, 5, b'o', b'k', 0xED, 0xA0, 0x80],
+            8,
+            &[0xED],
+            "invalid UTF-8: bytes [ed] at byte 8",
+        ),
+    ];
+    for (input, offset, bytes, text) in not_utf8 {
+        let e = decode_err(input);
+        assert_eq!(
+            e,
+            DecodeError::InvalidUtf8(Box::new(InvalidUtf8 {
+                offset,
+                bytes: bytes.to_vec(),
+            })),
+            "{input:02x?}"
+        );
+        assert_eq!(e.to_string(), text);
     }
 
     let shaped: Vec<(Vec<u8>, Matcher)> = vec![
