@@ -335,7 +335,8 @@ mod tests {
                     .encode(),
                 Root::Message => wa::MessageView::decode(&arena, want).unwrap().encode(),
                 Root::HistorySync => wa::HistorySyncView::decode(&arena, want).unwrap().encode(),
-            };
+            }
+            .unwrap();
             assert_eq!(prost, want, "{}: prost", s.name);
             assert_eq!(buffa, want, "{}: buffa", s.name);
             assert_eq!(quarry, want, "{}: quarry", s.name);

@@ -15,7 +15,7 @@ struct Seen {
 }
 
 fn seen(message: MessageRef, record: Record<'_>) -> Seen {
-    let bytes = quarry_proto::encode(message, record);
+    let bytes = quarry_proto::encode(message, record).expect("what the decoder made encodes");
     assert_eq!(
         quarry_proto::encoded_len(message, record),
         bytes.len(),

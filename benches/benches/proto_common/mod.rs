@@ -229,11 +229,14 @@ pub fn buffa_encode(e: &Encodable) -> usize {
 /// quarry: `encode` of the generated view (re-encode from the arena,
 /// exact size, one allocation), plus drop.
 pub fn quarry_encode(e: &Encodable) -> usize {
-    consume(match e.quarry {
-        Roots::SyncActionData(v) => v.encode(),
-        Roots::Message(v) => v.encode(),
-        Roots::HistorySync(v) => v.encode(),
-    })
+    consume(
+        match e.quarry {
+            Roots::SyncActionData(v) => v.encode(),
+            Roots::Message(v) => v.encode(),
+            Roots::HistorySync(v) => v.encode(),
+        }
+        .expect("a decoded sample encodes"),
+    )
 }
 
 /// The map inputs: `All3` (test3.proto) with 1,000 `m_str` entries

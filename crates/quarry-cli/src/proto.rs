@@ -178,7 +178,7 @@ mod tests {
             quarry_proto::text::to_text(msg, rec),
             "big: -1\ne: E_ONE\ninner {\n  s: \"\\303\\251\"\n}\nns: 1\nns: 300\nm {\n  key: \"k\"\n  value: 2\n}\nraw: \"\\377\"\nf: 0.1\n"
         );
-        assert_eq!(quarry_proto::encode(msg, rec), bytes);
+        assert_eq!(quarry_proto::encode(msg, rec).unwrap(), bytes);
     }
 
     #[test]

@@ -1144,14 +1144,16 @@ fn view_item(model: &Model, names: &Names, i: usize, m: &Msg, opts: &Options) ->
                 self.rec.unknown_fields()
             }
 
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(self) -> ::core::result::Result<::std::vec::Vec<u8>, ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
 
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
 

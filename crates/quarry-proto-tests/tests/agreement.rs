@@ -30,7 +30,7 @@ macro_rules! agreement {
                 let arena = Arena::new();
                 let view = <$view>::decode(&arena, &bytes).unwrap();
                 prop_assert_eq!(&view.to_prost(), &want);
-                let again = view.encode();
+                let again = view.encode().unwrap();
                 prop_assert_eq!(&<$prost>::decode(&again[..]).unwrap(), &want);
                 prop_assert_eq!(again, bytes);
             }
@@ -50,7 +50,7 @@ macro_rules! agreement {
                 let arena = Arena::new();
                 let view = <$view>::decode(&arena, &bytes).unwrap();
                 prop_assert_eq!(&view.to_prost(), &want);
-                prop_assert_eq!(&<$prost>::decode(&view.encode()[..]).unwrap(), &want);
+                prop_assert_eq!(&<$prost>::decode(&view.encode().unwrap()[..]).unwrap(), &want);
             }
         }
     };
@@ -214,7 +214,7 @@ fn spec_samples_agree_with_prost() {
                     "{}",
                     s.name
                 );
-                v.encode()
+                v.encode().unwrap()
             }
             Root::Message => {
                 let v = wa::MessageView::decode(&arena, &s.bytes).unwrap();
@@ -224,7 +224,7 @@ fn spec_samples_agree_with_prost() {
                     "{}",
                     s.name
                 );
-                v.encode()
+                v.encode().unwrap()
             }
             Root::HistorySync => {
                 let v = wa::HistorySyncView::decode(&arena, &s.bytes).unwrap();
@@ -234,7 +234,7 @@ fn spec_samples_agree_with_prost() {
                     "{}",
                     s.name
                 );
-                v.encode()
+                v.encode().unwrap()
             }
         };
         assert_eq!(again, s.bytes, "{}", s.name);

@@ -126,7 +126,7 @@ fn encoding_allocates_the_output_only() {
         let arena = Arena::new();
         let record = quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
         let (made, out) =
-            quarry_testkit::count_allocs(|| quarry_proto::encode(table(s.root), record));
+            quarry_testkit::count_allocs(|| quarry_proto::encode(table(s.root), record).unwrap());
         assert_eq!(made, 1, "{}: encode", s.name);
         assert_eq!(out.capacity(), s.bytes.len(), "{}", s.name);
         assert!(out == s.bytes, "{}: bytes differ", s.name);
@@ -157,7 +157,9 @@ fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
         let arena = Arena::new();
         let table = quarry_proto_tests::views::quarry::test3::InnerView::TABLE;
         let record = decoder.decode(table, &arena, &input).unwrap();
-        let (made, out) = quarry_testkit::count_allocs(|| quarry_proto::encode(table, record));
+        let (made, out) = quarry_testkit::count_allocs(|| {
+            quarry_proto::encode_with(table, record, &decoder.options).unwrap()
+        });
         assert_eq!(made, allocations, "{levels} levels");
         assert_eq!(out, input, "{levels} levels");
     }
@@ -187,7 +189,8 @@ fn sweep_the_scratch_boundary(name: &str, table: MessageRef, input: &[u8]) {
         let bytes = padded(input, pad);
         let arena = Arena::new();
         let record = quarry_proto::decode(table, &arena, &bytes).unwrap();
-        let (made, out) = quarry_testkit::count_allocs(|| quarry_proto::encode(table, record));
+        let (made, out) =
+            quarry_testkit::count_allocs(|| quarry_proto::encode(table, record).unwrap());
         assert!(
             out == bytes,
             "{name}, {} bytes: output differs",
@@ -197,7 +200,7 @@ fn sweep_the_scratch_boundary(name: &str, table: MessageRef, input: &[u8]) {
         assert_eq!(out.capacity(), bytes.len(), "{name}, {} bytes", bytes.len());
         assert_eq!(quarry_proto::encoded_len(table, record), bytes.len());
         let mut framed = b"prefix".to_vec();
-        quarry_proto::encode_into(table, record, &mut framed);
+        quarry_proto::encode_into(table, record, &mut framed).unwrap();
         assert!(
             framed[6..] == bytes[..],
             "{name}, {} bytes: encode_into",
@@ -297,22 +300,22 @@ fn encoding_into_a_buffer_with_room_allocates_nothing() {
         let arena = Arena::new();
         let record = quarry_proto::decode(table(s.root), &arena, &s.bytes).unwrap();
         let (made, ()) = quarry_testkit::count_allocs(|| {
-            quarry_proto::encode_into(table(s.root), record, &mut Vec::new())
+            quarry_proto::encode_into(table(s.root), record, &mut Vec::new()).unwrap()
         });
         assert_eq!(made, 1, "{}: into an empty buffer", s.name);
 
         reused.clear();
-        quarry_proto::encode_into(table(s.root), record, &mut reused);
+        quarry_proto::encode_into(table(s.root), record, &mut reused).unwrap();
         assert!(reused == s.bytes, "{}: bytes differ", s.name);
         reused.clear();
         let (made, ()) = quarry_testkit::count_allocs(|| {
-            quarry_proto::encode_into(table(s.root), record, &mut reused)
+            quarry_proto::encode_into(table(s.root), record, &mut reused).unwrap()
         });
         assert_eq!(made, 0, "{}: into a cleared buffer", s.name);
         assert!(reused == s.bytes, "{}: bytes differ after reuse", s.name);
 
         let mut framed = b"prefix".to_vec();
-        quarry_proto::encode_into(table(s.root), record, &mut framed);
+        quarry_proto::encode_into(table(s.root), record, &mut framed).unwrap();
         assert_eq!(&framed[..6], b"prefix", "{}", s.name);
         assert!(framed[6..] == s.bytes, "{}: appended bytes differ", s.name);
 
@@ -321,7 +324,8 @@ fn encoding_into_a_buffer_with_room_allocates_nothing() {
             let mut out = Vec::new();
             wa::MessageView::decode(&arena, &s.bytes)
                 .unwrap()
-                .encode_into(&mut out);
+                .encode_into(&mut out)
+                .unwrap();
             assert!(out == s.bytes, "{}: MessageView::encode_into", s.name);
         }
     }
@@ -451,12 +455,20 @@ fn building_and_encoding_a_sample_allocates_the_output_only() {
         let mut out = Vec::with_capacity(want.len());
         arena.reset();
         let view_allocs = quarry_testkit::count_allocs(|| match name {
-            "contact" => sends::quarry_contact(&arena).encode_into(&mut out),
-            "star" => sends::quarry_star(&arena).encode_into(&mut out),
-            "text_reply" => sends::quarry_text_reply(&arena, false).encode_into(&mut out),
-            "text_reply_quoted" => sends::quarry_text_reply(&arena, true).encode_into(&mut out),
-            "group_skdm" => sends::quarry_group_skdm(&arena, &src).encode_into(&mut out),
-            _ => sends::quarry_history(&arena, &src).encode_into(&mut out),
+            "contact" => sends::quarry_contact(&arena).encode_into(&mut out).unwrap(),
+            "star" => sends::quarry_star(&arena).encode_into(&mut out).unwrap(),
+            "text_reply" => sends::quarry_text_reply(&arena, false)
+                .encode_into(&mut out)
+                .unwrap(),
+            "text_reply_quoted" => sends::quarry_text_reply(&arena, true)
+                .encode_into(&mut out)
+                .unwrap(),
+            "group_skdm" => sends::quarry_group_skdm(&arena, &src)
+                .encode_into(&mut out)
+                .unwrap(),
+            _ => sends::quarry_history(&arena, &src)
+                .encode_into(&mut out)
+                .unwrap(),
         })
         .0;
         assert_eq!(view_allocs, 0, "{name}: into a buffer with room");

@@ -39,7 +39,7 @@ fn encode_into_appends_to_a_callers_buffer() {
     let arena = Arena::new();
     let view = sends::quarry_contact(&arena);
     let mut out = b"frame:".to_vec();
-    view.encode_into(&mut out);
+    view.encode_into(&mut out).unwrap();
     assert_eq!(&out[..6], b"frame:");
     assert_eq!(out[6..], sends::prost_encode("contact", &Source::new(0, 0)));
 }
@@ -84,7 +84,7 @@ fn a_reply_quotes_a_decoded_message_without_copying_it() {
     ctx.quoted_message = Some(Box::new(
         pb::whatsapp::Message::decode(&received[..]).unwrap(),
     ));
-    assert_eq!(reply.encode(), want.encode_to_vec());
+    assert_eq!(reply.encode().unwrap(), want.encode_to_vec());
 }
 
 #[test]
@@ -106,9 +106,9 @@ fn a_decoded_message_changed_keeps_the_rest_and_its_unknown_fields() {
     want.padding = None;
     let mut want = want.encode_to_vec();
     want.extend_from_slice(&unknown);
-    assert_eq!(changed.encode(), want);
+    assert_eq!(changed.encode().unwrap(), want);
     // The received message is as it was.
-    assert_eq!(received.encode(), input);
+    assert_eq!(received.encode().unwrap(), input);
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn unknown_fields_can_be_added() {
         tag: 99 << 3,
         value: &[0x05],
     });
-    assert_eq!(b.build().encode(), [0x20, 0x01, 0x98, 0x06, 0x05]);
+    assert_eq!(b.build().encode().unwrap(), [0x20, 0x01, 0x98, 0x06, 0x05]);
 }
 
 fn inner<'a>(arena: &'a Arena, text: &'a str, n: i32) -> views::quarry::test3::InnerView<'a> {
@@ -246,7 +246,7 @@ fn every_proto3_field_kind_builds_as_prost_encodes_it() {
             2
         ],
     };
-    assert_eq!(built.encode(), want.encode_to_vec());
+    assert_eq!(built.encode().unwrap(), want.encode_to_vec());
     assert_eq!(built.to_prost(), want);
 }
 
@@ -270,7 +270,7 @@ fn setting_again_replaces_and_clearing_removes() {
         f_bool: true,
         ..Default::default()
     };
-    assert_eq!(b.build().encode(), want.encode_to_vec());
+    assert_eq!(b.build().encode().unwrap(), want.encode_to_vec());
 }
 
 #[test]
@@ -286,7 +286,7 @@ fn map_entries_leave_defaults_out_as_prost_does() {
         m_mood: HashMap::from([(0, 0)]),
         ..Default::default()
     };
-    assert_eq!(b.build().encode(), want.encode_to_vec());
+    assert_eq!(b.build().encode().unwrap(), want.encode_to_vec());
 }
 
 #[test]
@@ -434,7 +434,7 @@ macro_rules! dynamic_agreement {
                 prop_assert_eq!($table.table().full_name, $name);
                 let arena = Arena::new();
                 let record = build_dynamic(&arena, $table, &dm);
-                prop_assert_eq!(quarry_proto::encode($table, record), dm.encode_to_vec());
+                prop_assert_eq!(quarry_proto::encode($table, record).unwrap(), dm.encode_to_vec());
             }
         }
     };

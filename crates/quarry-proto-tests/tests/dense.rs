@@ -76,7 +76,7 @@ fn nested_dense_links_agree_with_prost_past_the_budget() {
             link = l.next();
         }
         assert_eq!(depth, levels);
-        assert_eq!(view.encode(), bytes);
+        assert_eq!(view.encode().unwrap(), bytes);
     }
 }
 
@@ -108,7 +108,7 @@ fn every_field_out_of_order_and_repeated_reads_as_prost_does() {
     let reference = Point::decode(&bytes[..]).unwrap();
     assert_eq!(view.to_prost(), reference);
     // Re-encoded in field order, once each: prost reads the same message.
-    let encoded = view.encode();
+    let encoded = view.encode().unwrap();
     assert_eq!(
         encoded,
         [
@@ -132,7 +132,7 @@ fn absent_fields_of_a_dense_record_are_absent_to_every_reader() {
     // A closed enum with no zero value reads as its first value.
     assert_eq!(view.color(), Color::Red);
     assert_eq!(view.record().present_fields(), 1);
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
     assert_eq!(view.to_json().unwrap(), r#"{"label":"hello world"}"#);
     assert_eq!(view.to_prost(), Point::decode(&bytes[..]).unwrap());
 }
@@ -147,7 +147,7 @@ fn past_the_dense_budget_a_sparse_record_reads_the_same() {
     assert_eq!(view.x(), 1);
     assert!(view.has_x() && !view.has_label());
     assert_eq!(view.record().present_fields(), 1);
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
     assert_eq!(view.to_json().unwrap(), r#"{"x":1}"#);
 }
 
@@ -171,7 +171,7 @@ fn an_unknown_field_in_a_dense_body_is_kept() {
             value: &[5]
         }]
     );
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
 }
 
 /// color = 9, which `Color` (a closed proto2 enum) does not list: kept as
@@ -194,7 +194,7 @@ fn a_closed_enums_unknown_value_in_a_dense_body_is_an_unknown_field() {
             value: &[9]
         }]
     );
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
 }
 
 /// Points nested in `All2` (field 90 and repeated 91), dense and sparse
@@ -237,7 +237,7 @@ fn nested_points_agree_with_prost() {
     );
     let reference = quarry_proto_tests::pb::test2::All2::decode(&bytes[..]).unwrap();
     assert_eq!(view.to_prost(), reference);
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
 }
 
 /// `Pair` is dense and its two `Nested` fields are not: the first sparse
@@ -264,7 +264,7 @@ fn sparse_children_of_a_dense_message_agree_with_prost() {
     assert_eq!((a.id(), a.name(), a.inner().is_none()), (1, "ab", true));
     assert_eq!((b.id(), b.inner().map(|i| i.id())), (2, Some(3)));
     assert_eq!(view.count(), 7);
-    assert_eq!(view.encode(), canonical);
+    assert_eq!(view.encode().unwrap(), canonical);
 
     let cases: [(&str, Vec<u8>); 7] = [
         ("both", canonical.clone()),
@@ -290,7 +290,7 @@ fn sparse_children_of_a_dense_message_agree_with_prost() {
         let reference = Pair::decode(&bytes[..]).unwrap();
         assert_eq!(view.to_prost(), reference, "{name}");
         assert_eq!(
-            Pair::decode(&view.encode()[..]).unwrap(),
+            Pair::decode(&view.encode().unwrap()[..]).unwrap(),
             reference,
             "{name}: re-encoded"
         );

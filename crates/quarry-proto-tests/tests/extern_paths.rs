@@ -73,5 +73,5 @@ fn builders_take_the_extern_and_well_known_views() {
         .set_by_sku([("a", eur5)])
         .set_cash(one)
         .set_note(note.build());
-    assert_eq!(order.build().encode(), order_bytes());
+    assert_eq!(order.build().encode().unwrap(), order_bytes());
 }

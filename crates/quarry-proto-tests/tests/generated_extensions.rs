@@ -40,7 +40,7 @@ fn extensions_read_through_their_own_getters() {
     assert_eq!(v.held_bytes(), b"xy");
     assert_eq!(v.held().map(|h| h.name()), Some("h"));
     assert_eq!(v.unknown_fields().count(), 0);
-    assert_eq!(v.encode(), bytes);
+    assert_eq!(v.encode().unwrap(), bytes);
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn keyword_and_method_named_fields_read_through_renamed_getters() {
     ];
     assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     // The view's own methods keep their names.
-    assert_eq!(v.encode(), bytes);
+    assert_eq!(v.encode().unwrap(), bytes);
     assert_eq!(v.unknown_fields().count(), 0);
 }
 

@@ -216,7 +216,16 @@ fn deep_records_encode_and_print_on_a_small_stack() {
             quarry_proto::encoded_len(InnerView::TABLE, record),
             input.len()
         );
-        assert!(quarry_proto::encode(InnerView::TABLE, record) == input);
+        let unbounded = quarry_proto::DecodeOptions {
+            max_depth: u32::MAX,
+            ..quarry_proto::DEFAULT_OPTIONS
+        };
+        assert!(quarry_proto::encode_with(InnerView::TABLE, record, &unbounded).unwrap() == input);
+        // Under the default limit the record is refused, also on this stack.
+        assert!(matches!(
+            quarry_proto::encode(InnerView::TABLE, record),
+            Err(quarry_proto::DecodeError::DepthLimit { limit: 100, .. })
+        ));
     });
     on_small_stack(2_000, |levels, record, _| {
         // Each level opens `next {` one indent deeper and closes it after.

@@ -105,7 +105,7 @@ fn string_keys_scalar_values_last_entry_wins() {
     assert_eq!(ours, theirs.m_str_int);
     // The encoder writes what the record holds: each key once, in the
     // order iterated, which is what prost reads back.
-    let again = view.encode();
+    let again = view.encode().unwrap();
     // (prost writes `f_required`, field 21, in every piece: 3 bytes.)
     let mut expect = str_int("a", 3);
     expect.extend(&str_int("c", 4)[3..]);
@@ -237,7 +237,7 @@ fn large_map_agrees(n: usize, keys: usize, ascending: bool) {
     }
     assert_eq!(view.m_str_int().get("nope"), None);
     // Re-encoded: each key once, and prost reads the same map back.
-    let again = view.encode();
+    let again = view.encode().unwrap();
     let view2 = All2View::decode(&arena, &again).unwrap();
     assert_eq!(view2.m_str_int().len(), theirs.m_str_int.len());
     assert_eq!(test2::All2::decode(&again[..]).unwrap(), theirs);

@@ -952,7 +952,7 @@ macro_rules! merge_agreement {
                             .expect("prost reads the reference where it reads the input");
                         prop_assert_eq!(&ours.to_prost(), &want, "input {:02X?}", input);
                         // (3) unknown fields and unlisted values, kept.
-                        let again = ours.encode();
+                        let again = ours.encode().unwrap();
                         let (msg, unknowns) = stripped(schema, $name, &input);
                         let (msg_again, unknowns_again) = stripped(schema, $name, &again);
                         prop_assert_eq!(
@@ -978,7 +978,7 @@ macro_rules! merge_agreement {
                         );
                         let ours = ours.unwrap();
                         prop_assert_eq!(&ours.to_prost(), &want);
-                        let by_prost = <$prost>::decode(&ours.encode()[..]);
+                        let by_prost = <$prost>::decode(&ours.encode().unwrap()[..]);
                         prop_assert_eq!(by_prost.ok(), Some(want));
                         // (5) JSON.
                         let ours = <$view>::decode(&arena, &input).expect("read above");

@@ -184,7 +184,7 @@ proptest::proptest! {
         let theirs = <Link as prost::Message>::decode(&bytes[..]);
         match (ours, theirs) {
             (Ok(ours), Ok(theirs)) => {
-                let encoded = ours.encode();
+                let encoded = ours.encode().unwrap();
                 let again = Arena::new();
                 let again = LinkView::decode(&again, &encoded);
                 prop_assert_eq!(again.map(|v| v.to_prost()).ok(), Some(ours.to_prost()));
@@ -216,7 +216,7 @@ proptest::proptest! {
         match (ours, theirs) {
             (Ok(ours), Ok(theirs)) => {
                 prop_assert_eq!(ours.to_prost(), theirs.clone());
-                let by_prost = <All3 as prost::Message>::decode(&ours.encode()[..]);
+                let by_prost = <All3 as prost::Message>::decode(&ours.encode().unwrap()[..]);
                 prop_assert_eq!(by_prost.ok(), Some(theirs));
             }
             (Err(_), Err(_)) => {}

@@ -54,10 +54,10 @@ fn unknown_fields_of_every_wire_type_survive_a_round_trip() {
             },
         ]
     );
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
     // prost drops them; the known part agrees.
     assert_eq!(
-        pb::test3::All3::decode(&view.encode()[..]).unwrap(),
+        pb::test3::All3::decode(&view.encode().unwrap()[..]).unwrap(),
         pb::test3::All3::decode(&bytes[..]).unwrap()
     );
 }
@@ -109,7 +109,7 @@ fn unknown_fields_keep_input_order_whatever_their_numbers() {
         );
         // Known fields are written first, then the unknown ones as read.
         let unknown: Vec<&[u8]> = parts.iter().copied().filter(|p| *p != known).collect();
-        assert_eq!(view.encode(), [known, &unknown.concat()].concat());
+        assert_eq!(view.encode().unwrap(), [known, &unknown.concat()].concat());
     }
 }
 
@@ -128,7 +128,7 @@ fn unknown_value_of_a_closed_enum_is_an_unknown_field() {
             value: &[7]
         }]
     );
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn unknown_values_of_a_packed_closed_enum_become_unknown_varints() {
     assert_eq!(view.unknown_fields().count(), 1);
     // The listed values stay packed; 9 goes out as field 37, varint.
     assert_eq!(
-        view.encode(),
+        view.encode().unwrap(),
         [
             &REQUIRED[..],
             &[0xAA, 0x02, 0x02, 0x01, 0x02],
@@ -162,7 +162,7 @@ fn unknown_value_of_an_open_enum_stays_in_the_field() {
     assert_eq!(view.f_mood(), Err(7));
     assert_eq!(view.unknown_fields().count(), 0);
     assert_eq!(view.to_json().unwrap(), r#"{"fMood":7}"#);
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
     let bytes = [0x80, 0x01, 0x02];
     let view = All3View::decode(&arena, &bytes).unwrap();
     assert_eq!(view.f_mood(), Ok(Mood::Sad));
@@ -190,7 +190,7 @@ fn repeated_occurrences_of_a_message_field_merge() {
     );
     // Re-encoded canonically: field-number order, one merged message.
     assert_eq!(
-        view.encode(),
+        view.encode().unwrap(),
         [
             &[0x28, 0x04][..],
             &[0x8A, 0x01, 0x05, 0x08, 0x01, 0x12, 0x01, b'x'],
@@ -294,7 +294,7 @@ fn groups_decode_and_re_encode() {
         view.to_prost(),
         pb::test2::All2::decode(&bytes[..]).unwrap()
     );
-    assert_eq!(view.encode(), bytes);
+    assert_eq!(view.encode().unwrap(), bytes);
 }
 
 #[test]
@@ -399,5 +399,5 @@ fn map_entry_with_an_unlisted_closed_enum_value_is_an_unknown_field() {
         entry(e3),
     ]
     .concat();
-    assert_eq!(view.encode(), want);
+    assert_eq!(view.encode().unwrap(), want);
 }

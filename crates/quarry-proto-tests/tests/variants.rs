@@ -72,7 +72,7 @@ fn quarry(root: Root, bytes: &[u8]) -> Read {
             Read {
                 message: Decoded::SyncActionData(Box::new(v.to_prost())),
                 root_unknown: raw(v.unknown_fields()),
-                again: v.encode(),
+                again: v.encode().unwrap(),
             }
         }
         Root::Message => {
@@ -80,7 +80,7 @@ fn quarry(root: Root, bytes: &[u8]) -> Read {
             Read {
                 message: Decoded::Message(Box::new(v.to_prost())),
                 root_unknown: raw(v.unknown_fields()),
-                again: v.encode(),
+                again: v.encode().unwrap(),
             }
         }
         Root::HistorySync => {
@@ -88,7 +88,7 @@ fn quarry(root: Root, bytes: &[u8]) -> Read {
             Read {
                 message: Decoded::HistorySync(Box::new(v.to_prost())),
                 root_unknown: raw(v.unknown_fields()),
-                again: v.encode(),
+                again: v.encode().unwrap(),
             }
         }
     }

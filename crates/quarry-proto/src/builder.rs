@@ -64,7 +64,8 @@ pub enum MapValue<'a> {
 /// b.set_str(1, "ada");
 /// b.set_scalar(0, 150);
 /// let user = b.build();
-/// assert_eq!(quarry_proto::encode(USER, user), [0x08, 0x96, 0x01, 0x12, 0x03, b'a', b'd', b'a']);
+/// assert_eq!(quarry_proto::encode(USER, user)?, [0x08, 0x96, 0x01, 0x12, 0x03, b'a', b'd', b'a']);
+/// # Ok::<(), quarry_proto::DecodeError>(())
 /// ```
 pub struct RecordBuilder<'a> {
     arena: &'a Arena,

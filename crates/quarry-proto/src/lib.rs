@@ -26,7 +26,7 @@
 //! let user = quarry_proto::decode(USER, &arena, &bytes)?;
 //! assert_eq!(user.scalar(0), Some(150));
 //! assert_eq!(user.str(1), Some("ada"));
-//! assert_eq!(quarry_proto::encode(USER, user), bytes);
+//! assert_eq!(quarry_proto::encode(USER, user)?, bytes);
 //! # Ok::<(), quarry_core::DecodeError>(())
 //! ```
 
@@ -63,7 +63,9 @@ pub use decode::{
     ESTIMATE_BYTES_PER_INPUT_BYTE, Reserve, arena_for, decode, decode_into, estimate_arena_bytes,
     input_bounded_options, max_arena_bytes,
 };
-pub use encode::{encode, encode_into, encoded_len};
+pub use encode::{
+    MAX_ENCODED_LEN, encode, encode_into, encode_into_with, encode_with, encoded_len,
+};
 pub use map::{MapEntry, MapIter};
 pub use owned_record::{OwnedRecord, RecordRoot};
 pub use quarry_core::{Arena, DecodeError, DecodeOptions};

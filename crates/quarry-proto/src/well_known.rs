@@ -20,7 +20,7 @@
 //! let arena = Arena::new();
 //! let mut ts = TimestampBuilder::new(&arena);
 //! ts.set_seconds(1_700_000_000).set_nanos(5);
-//! let bytes = ts.build().encode();
+//! let bytes = ts.build().encode()?;
 //! // seconds = 1 (varint), nanos = 2 (varint), as protobuf encodes them.
 //! assert_eq!(bytes, [0x08, 0x80, 0xE2, 0xCF, 0xAA, 0x06, 0x10, 0x05]);
 //! let back = TimestampView::decode(&arena, &bytes)?;

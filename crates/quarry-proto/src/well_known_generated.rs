@@ -2050,13 +2050,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -2226,13 +2236,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -2388,13 +2408,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -2690,13 +2720,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -3032,13 +3072,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -3311,13 +3361,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -3514,13 +3574,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -3690,13 +3760,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -3996,13 +4076,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -4277,13 +4367,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -4453,13 +4553,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -4629,13 +4739,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -4771,13 +4891,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -4936,13 +5066,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -5111,13 +5251,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -5221,13 +5371,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -5600,13 +5760,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -5769,13 +5939,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -5945,13 +6125,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -6104,13 +6294,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -6263,13 +6463,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -6422,13 +6632,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -6581,13 +6801,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -6740,13 +6970,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -6899,13 +7139,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -7058,13 +7308,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error
@@ -7217,13 +7477,23 @@ pub mod google {
             > + 'a {
                 self.rec.unknown_fields()
             }
-            /// The message re-encoded (exact size, one allocation).
-            pub fn encode(self) -> ::std::vec::Vec<u8> {
+            /// The message encoded (exact size, one allocation); an error
+            /// where it nests past the decoder's default depth limit or is
+            /// longer than protobuf allows (see `quarry_proto::encode`).
+            pub fn encode(
+                self,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<u8>,
+                ::quarry_proto::DecodeError,
+            > {
                 ::quarry_proto::encode(Self::TABLE, self.rec)
             }
-            /// The message re-encoded, appended to `out` (no allocation
-            /// when `out` has room).
-            pub fn encode_into(self, out: &mut ::std::vec::Vec<u8>) {
+            /// The message encoded, appended to `out` (no allocation when
+            /// `out` has room); on error, `out` is as it was.
+            pub fn encode_into(
+                self,
+                out: &mut ::std::vec::Vec<u8>,
+            ) -> ::core::result::Result<(), ::quarry_proto::DecodeError> {
                 ::quarry_proto::encode_into(Self::TABLE, self.rec, out)
             }
             /// The message in protobuf's canonical JSON mapping (an error

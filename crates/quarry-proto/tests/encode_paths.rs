@@ -99,9 +99,14 @@ fn encode_gives_back_canonical_bytes_on_both_sides_of_the_scratch_size() {
         let arena = Arena::new();
         let record = decode(ROOT, &arena, &input).expect("canonical input decodes");
         assert_eq!(encoded_len(ROOT, record), input.len());
-        assert_eq!(encode(ROOT, record), input, "{} bytes", input.len());
+        assert_eq!(
+            encode(ROOT, record).unwrap(),
+            input,
+            "{} bytes",
+            input.len()
+        );
         let mut framed = b"frame".to_vec();
-        encode_into(ROOT, record, &mut framed);
+        encode_into(ROOT, record, &mut framed).unwrap();
         assert_eq!(framed.get(..5), Some(&b"frame"[..]));
         assert_eq!(framed.get(5..), Some(&input[..]), "{} bytes", input.len());
     }
@@ -120,8 +125,8 @@ fn encode_into_a_buffer_with_room_keeps_its_bytes() {
     let record = decode(ROOT, &arena, &input).expect("canonical input decodes");
     let mut out = Vec::with_capacity(8000);
     out.extend_from_slice(b"xy");
-    encode_into(ROOT, record, &mut out);
-    encode_into(ROOT, record, &mut out);
+    encode_into(ROOT, record, &mut out).unwrap();
+    encode_into(ROOT, record, &mut out).unwrap();
     assert_eq!(out.len(), 2 + 2 * input.len());
     assert_eq!(out.get(..2), Some(&b"xy"[..]));
     assert_eq!(out.get(2..2 + input.len()), Some(&input[..]));

@@ -124,7 +124,7 @@ fn a_repeated_message_field_met_once_is_a_list_of_one() {
     assert_eq!(read(record), model);
     // Written back as it came (canonical: `ids` is empty), and printed as
     // an array, as protobuf's JSON printer does for a repeated field.
-    assert_eq!(quarry_proto::encode(NODE_TYPE, record), bytes);
+    assert_eq!(quarry_proto::encode(NODE_TYPE, record).unwrap(), bytes);
     assert_eq!(
         to_json(NODE_TYPE, record).unwrap(),
         r#"{"name":"root","children":[{"name":"only"}],"n":"7"}"#

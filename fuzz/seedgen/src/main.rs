@@ -353,7 +353,7 @@ fn nostr_client() -> Seeds {
 fn requote(message: MessageRef, prost_bytes: &[u8]) -> Vec<u8> {
     let arena = Arena::new();
     let record = quarry_proto::decode(message, &arena, prost_bytes).expect("a seed decodes");
-    quarry_proto::encode(message, record)
+    quarry_proto::encode(message, record).expect("a seed encodes")
 }
 
 fn nested(id: i32, depth: usize) -> test2::Nested {

@@ -15,7 +15,9 @@ pub(super) fn put_group_end(out: &mut BackBuf<'_>, f: &FieldTable) {
     }
 }
 
-#[inline]
+/// Inlined into [`put_leaf`]'s callers, as the puts of strings and bytes
+/// are: no call per scalar field.
+#[inline(always)]
 fn put_scalar(out: &mut BackBuf<'_>, kind: Kind, v: u64) {
     match kind {
         Kind::Double | Kind::Fixed64 | Kind::SFixed64 => out.put(&v.to_le_bytes()),

@@ -12,6 +12,12 @@
 //! [`Stack`], so a record nested as deep as the decoder's `max_depth`
 //! allowed encodes on any thread's stack.
 //!
+//! The encoder holds records to the decoder's limits: nesting past
+//! `max_depth` ([`DEFAULT_OPTIONS`] unless the caller passes options) is a
+//! [`DecodeError::DepthLimit`], at the offset where decoding the encoding
+//! would report it, and an encoding longer than protobuf's limit
+//! ([`MAX_ENCODED_LEN`]) is refused before anything is allocated for it.
+//!
 //! The passes do not use the text printer's [`walk`](crate::walk), whose
 //! steps come one at a time through an enum: a tight loop over the fields
 //! between two nested messages costs far less.
@@ -21,14 +27,23 @@ mod back_buf;
 mod size;
 mod stack;
 
+use crate::decode::DEFAULT_OPTIONS;
 use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, MessageRef, MessageTable, Schema};
 use crate::wire::{LEN, SGROUP};
 use back_buf::BackBuf;
+use quarry_core::{DecodeError, DecodeOptions};
 use stack::{Level, Stack};
 use std::mem::MaybeUninit;
 
-/// Bytes [`encode`] writes for `record` as a `message`.
+/// The longest encoding protobuf allows: 2 GiB less one byte (lengths on
+/// the wire are signed 32-bit in its C++ and Java runtimes). A longer one
+/// is refused: [`encode`] and [`encode_into`] return an error and write
+/// nothing.
+pub const MAX_ENCODED_LEN: usize = i32::MAX as usize;
+
+/// Bytes [`encode`] writes for `record` as a `message`, whatever its
+/// depth and length (it checks no limit).
 ///
 /// One pass over the record and its nested messages, which adds up every
 /// message's length from its fields'.
@@ -45,13 +60,14 @@ use std::mem::MaybeUninit;
 /// ```
 pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
     let mut measure = Measure { len: 0 };
-    run(&mut measure, message, record, &mut Stack::new());
+    run(&mut measure, message, record, &mut Stack::new(), u32::MAX);
     measure.len
 }
 
 /// Encode `record` as a `message`: exactly [`encoded_len`] bytes in one
 /// allocation (a record nested more than 31 levels deep adds one, for the
-/// passes' stack).
+/// passes' stack), under the decoder's default limits
+/// ([`DEFAULT_OPTIONS`]).
 ///
 /// The bytes are written back to front, so a nested message's length is
 /// known, from where its body ended, when its prefix is written, and
@@ -59,6 +75,17 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// 1,023 bytes is written once, into a stack buffer, and copied into the
 /// output; a larger one is measured first and written into the output
 /// directly, after about 1 KiB of writing that is thrown away.
+///
+/// # Errors
+///
+/// What a decode of the encoding with [`DEFAULT_OPTIONS`] would refuse for
+/// its nesting: a message more than `max_depth` levels below the root, or
+/// an unknown field in a message at that depth, is a
+/// [`DecodeError::DepthLimit`] at the byte of the encoding where the
+/// decoder would report it. An encoding longer than [`MAX_ENCODED_LEN`] is
+/// a [`DecodeError::InvalidValue`] at that byte, naming the length. A
+/// record the decoder made under the default options, and one built with
+/// the generated builders that nests no deeper, encodes without error.
 ///
 /// ```
 /// # use quarry_proto::*;
@@ -68,18 +95,64 @@ pub fn encoded_len(message: MessageRef, record: Record<'_>) -> usize {
 /// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x03])?;
 /// assert_eq!(rec.scalar(0), Some(-2i64 as u64));
-/// assert_eq!(encode(MessageRef::new(&S, 0), rec), [0x08, 0x03]);
+/// assert_eq!(encode(MessageRef::new(&S, 0), rec)?, [0x08, 0x03]);
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-pub fn encode(message: MessageRef, record: Record<'_>) -> Vec<u8> {
+pub fn encode(message: MessageRef, record: Record<'_>) -> Result<Vec<u8>, DecodeError> {
+    encode_to_vec(message, record, DEFAULT_OPTIONS.max_depth)
+}
+
+/// [`encode`] under `options`' `max_depth` (the options a record was
+/// decoded with, say, to send back a record nested deeper than the default
+/// allows). No other option bounds encoding.
+///
+/// ```
+/// # use quarry_proto::*;
+/// static F: [FieldTable; 1] = [FieldTable::new(1, "n", "n", Kind::Int32, Label::Implicit)];
+/// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
+/// static S: Schema = Schema { messages: &M, enums: &[] };
+/// let arena = quarry_core::Arena::new();
+/// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x01])?;
+/// let options = DecodeOptions { max_depth: 1_000, ..DEFAULT_OPTIONS };
+/// assert_eq!(encode_with(MessageRef::new(&S, 0), rec, &options)?, [0x08, 0x01]);
+/// # Ok::<(), quarry_core::DecodeError>(())
+/// ```
+///
+/// # Errors
+///
+/// Those of [`encode`], at `options.max_depth`.
+pub fn encode_with(
+    message: MessageRef,
+    record: Record<'_>,
+    options: &DecodeOptions,
+) -> Result<Vec<u8>, DecodeError> {
+    encode_to_vec(message, record, options.max_depth)
+}
+
+/// [`encode`] and [`encode_with`].
+#[inline(always)]
+fn encode_to_vec(
+    message: MessageRef,
+    record: Record<'_>,
+    max_depth: u32,
+) -> Result<Vec<u8>, DecodeError> {
     let mut scratch = [MaybeUninit::uninit(); SCRATCH];
     let mut stack = Stack::new();
-    if let Some(bytes) = write_in_scratch(message, record, &mut scratch, &mut stack) {
-        return bytes.to_vec();
+    match write_in_scratch(message, record, &mut scratch, &mut stack, max_depth) {
+        Scratch::Fitted(bytes) => return Ok(bytes.to_vec()),
+        Scratch::TooDeep => return Err(too_deep(message, record, max_depth)),
+        Scratch::Full => {}
     }
     let mut out = Vec::new();
-    write_measured(message, record, &mut out, &mut stack, Vec::reserve_exact);
-    out
+    write_measured(
+        message,
+        record,
+        &mut out,
+        &mut stack,
+        Vec::reserve_exact,
+        max_depth,
+    )?;
+    Ok(out)
 }
 
 /// Append the encoding of `record` as a `message` to `out`: the bytes of
@@ -95,32 +168,82 @@ pub fn encode(message: MessageRef, record: Record<'_>) -> Vec<u8> {
 /// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, b"\x0a\x02hi")?;
 /// let mut out = b"frame:".to_vec();
-/// encode_into(MessageRef::new(&S, 0), rec, &mut out);
+/// encode_into(MessageRef::new(&S, 0), rec, &mut out)?;
 /// assert_eq!(out, b"frame:\x0a\x02hi");
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
-pub fn encode_into(message: MessageRef, record: Record<'_>, out: &mut Vec<u8>) {
+///
+/// # Errors
+///
+/// Those of [`encode`]; `out` is then as it was.
+pub fn encode_into(
+    message: MessageRef,
+    record: Record<'_>,
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
+    encode_into_with(message, record, out, &DEFAULT_OPTIONS)
+}
+
+/// [`encode_into`] under `options`' `max_depth`, as [`encode_with`].
+///
+/// # Errors
+///
+/// Those of [`encode`], at `options.max_depth`; `out` is then as it was.
+pub fn encode_into_with(
+    message: MessageRef,
+    record: Record<'_>,
+    out: &mut Vec<u8>,
+    options: &DecodeOptions,
+) -> Result<(), DecodeError> {
+    let max_depth = options.max_depth;
     let mut scratch = [MaybeUninit::uninit(); SCRATCH];
     let mut stack = Stack::new();
-    match write_in_scratch(message, record, &mut scratch, &mut stack) {
-        Some(bytes) => out.extend_from_slice(bytes),
-        None => write_measured(message, record, out, &mut stack, Vec::reserve),
+    match write_in_scratch(message, record, &mut scratch, &mut stack, max_depth) {
+        Scratch::Fitted(bytes) => {
+            out.extend_from_slice(bytes);
+            Ok(())
+        }
+        Scratch::TooDeep => Err(too_deep(message, record, max_depth)),
+        Scratch::Full => write_measured(message, record, out, &mut stack, Vec::reserve, max_depth),
     }
 }
 
-/// The one write pass into `scratch` (never zeroed: see [`back_buf`]):
-/// the encoding if it fitted. Most records do.
+/// What the write pass into the scratch came to.
+enum Scratch<'s> {
+    /// The whole encoding.
+    Fitted(&'s [u8]),
+    /// It did not fit.
+    Full,
+    /// The record nests past the depth limit.
+    TooDeep,
+}
+
+/// The one write pass into `scratch` (never zeroed: see [`back_buf`]).
+/// Most records fit.
 #[inline(always)]
 fn write_in_scratch<'s, 'r>(
     message: MessageRef,
     record: Record<'r>,
     scratch: &'s mut [MaybeUninit<u8>; SCRATCH],
     stack: &mut Stack<'r>,
-) -> Option<&'s [u8]> {
+    max_depth: u32,
+) -> Scratch<'s> {
     let mut buf = BackBuf::new(scratch);
-    run(&mut Write { out: &mut buf }, message, record, stack);
+    if !run(
+        &mut Write { out: &mut buf },
+        message,
+        record,
+        stack,
+        max_depth,
+    ) {
+        return Scratch::TooDeep;
+    }
     // At 0 it did not fit, or filled the scratch exactly.
-    (buf.pos() > 0).then(|| buf.into_written())
+    if buf.pos() > 0 {
+        Scratch::Fitted(buf.into_written())
+    } else {
+        Scratch::Full
+    }
 }
 
 /// A record that did not fit the scratch: measure it, make room at the end
@@ -133,19 +256,109 @@ fn write_measured<'r>(
     out: &mut Vec<u8>,
     stack: &mut Stack<'r>,
     reserve: fn(&mut Vec<u8>, usize),
-) {
+    max_depth: u32,
+) -> Result<(), DecodeError> {
     stack.clear();
     let mut measure = Measure { len: 0 };
-    run(&mut measure, message, record, stack);
+    if !run(&mut measure, message, record, stack, max_depth) {
+        return Err(too_deep(message, record, max_depth));
+    }
+    if measure.len > MAX_ENCODED_LEN {
+        return Err(too_long(measure.len));
+    }
     // Into the output's spare capacity, not zeroed first (nor `calloc`ed,
     // which glibc never serves from its per-thread cache: 330
     // instructions more on a 92-byte message, callgrind). The stack is
     // empty again, its spill's buffer kept for this pass.
     back_buf::append_back_to_front(out, measure.len, reserve, |buf| {
         let mut write = Write { out: buf };
-        run(&mut write, message, record, stack);
+        let within = run(&mut write, message, record, stack, max_depth);
+        debug_assert!(within, "measure and write disagree on depth");
         debug_assert_eq!(buf.pos(), 0, "measure and write disagree");
     });
+    Ok(())
+}
+
+/// The error of an encoding `len` bytes long, past [`MAX_ENCODED_LEN`].
+#[cold]
+#[inline(never)]
+fn too_long(len: usize) -> DecodeError {
+    DecodeError::invalid_value(
+        MAX_ENCODED_LEN,
+        "encoding longer than protobuf's 2 GiB limit, in bytes",
+        len,
+    )
+}
+
+/// The error of `record`, which nests deeper than `max_depth`.
+#[cold]
+#[inline(never)]
+fn too_deep(message: MessageRef, record: Record<'_>, max_depth: u32) -> DecodeError {
+    DecodeError::DepthLimit {
+        offset: too_deep_offset(message, record, max_depth),
+        limit: max_depth,
+    }
+}
+
+/// Where, in `record`'s encoding, a decode under `max_depth` meets the
+/// first field past the limit (its tag): the offsets of the fields before
+/// it and of the prefixes of the messages around it, added up in the
+/// decoder's order. Down the way to that field, each nested message met is
+/// measured twice (its length, and whether it holds the field), so this
+/// costs up to the record's size times the limit; it runs only on the way
+/// to the error, without recursing.
+fn too_deep_offset(message: MessageRef, record: Record<'_>, max_depth: u32) -> usize {
+    let schema = message.schema;
+    let mut stack = Stack::new();
+    let mut table = Level::root(message, record).table;
+    let mut slots = record.slots();
+    let mut depth = 0u32;
+    let mut offset = 0usize;
+    'message: loop {
+        for slot in slots {
+            let Some(f) = table.fields.get(slot.word() as usize) else {
+                if depth >= max_depth && matches!(slot.val(), Val::Raw(_)) {
+                    return offset;
+                }
+                offset += size::unknown_len(schema, table, slot);
+                continue;
+            };
+            let (one, many) = match slot.val() {
+                Val::Msg(value) => (Some(value), &[][..]),
+                Val::Msgs(elements) => (None, elements),
+                _ => {
+                    offset += size::leaf_len(schema, table, f, slot);
+                    continue;
+                }
+            };
+            let sub = MessageRef::new(schema, f.sub);
+            for value in one.into_iter().chain(many.iter().copied()) {
+                if depth >= max_depth {
+                    return offset;
+                }
+                let mut body = Measure { len: 0 };
+                run(&mut body, sub, Record::new(value), &mut stack, u32::MAX);
+                let within = run(
+                    &mut Measure { len: 0 },
+                    sub,
+                    Record::new(value),
+                    &mut stack,
+                    max_depth - depth - 1,
+                );
+                if !within {
+                    // The field is in there: past this value's prefix.
+                    offset += size::prefix_len(f, body.len) - size::group_end_len(f);
+                    table = Level::nested(schema, f, value, 0).table;
+                    slots = value;
+                    depth += 1;
+                    continue 'message;
+                }
+                offset += size::prefix_len(f, body.len) + body.len;
+            }
+        }
+        // Not reached for a record `run` refused under `max_depth`.
+        return offset;
+    }
 }
 
 /// Bytes of the stack buffer the first write pass goes into.
@@ -283,34 +496,58 @@ fn take<P: Pass, T>(items: &[T]) -> Option<(&T, &[T])> {
     }
 }
 
-/// Lead `pass` over `record`; `stack` is empty before and after.
-fn run<'r, P: Pass>(pass: &mut P, message: MessageRef, record: Record<'r>, stack: &mut Stack<'r>) {
+/// Lead `pass` over `record`; `stack` is empty before and after. `false`
+/// when the record nests deeper than `max_depth` allows (as the decoder
+/// counts: a message more than `max_depth` levels below the root, or an
+/// unknown field in a message `max_depth` levels below it); the pass then
+/// stopped there.
+fn run<'r, P: Pass>(
+    pass: &mut P,
+    message: MessageRef,
+    record: Record<'r>,
+    stack: &mut Stack<'r>,
+    max_depth: u32,
+) -> bool {
     let schema = message.schema;
     let mut cur = Level::root(message, record);
+    // Levels below the root `cur` is; `stack` holds its ancestors.
+    let mut depth = 0u32;
     loop {
-        if let Some((f, slot)) = leaves(pass, schema, cur.table, &mut cur.rest) {
-            let (first, others) = match slot.val() {
-                Val::Msg(slots) => (slots, &[][..]),
-                Val::Msgs(elements) => match take::<P, _>(elements) {
-                    Some((&first, others)) => (first, others),
-                    None => continue,
-                },
-                _ => continue,
-            };
-            cur.elements = others;
-            stack.push(cur);
-            let mark = pass.open(f);
-            if pass.full() {
-                stack.clear();
-                return;
+        match leaves(pass, schema, cur.table, &mut cur.rest, depth < max_depth) {
+            Next::Nested(f, slot) => {
+                let (first, others) = match slot.val() {
+                    Val::Msg(slots) => (slots, &[][..]),
+                    Val::Msgs(elements) => match take::<P, _>(elements) {
+                        Some((&first, others)) => (first, others),
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                if depth >= max_depth {
+                    stack.clear();
+                    return false;
+                }
+                cur.elements = others;
+                stack.push(cur);
+                let mark = pass.open(f);
+                if pass.full() {
+                    stack.clear();
+                    return true;
+                }
+                cur = Level::nested(schema, f, first, mark);
+                depth += 1;
+                continue;
             }
-            cur = Level::nested(schema, f, first, mark);
-            continue;
+            Next::TooDeep => {
+                stack.clear();
+                return false;
+            }
+            Next::End => {}
         }
         // The message ends: the root, or a nested one, whose parent is on
         // the stack.
         let (Some(f), Some(parent)) = (cur.field, stack.top()) else {
-            return;
+            return true;
         };
         pass.close(f, cur.mark);
         if let Some((&next, others)) = take::<P, _>(parent.elements) {
@@ -319,38 +556,53 @@ fn run<'r, P: Pass>(pass: &mut P, message: MessageRef, record: Record<'r>, stack
             cur.mark = pass.open(f);
             if pass.full() {
                 stack.clear();
-                return;
+                return true;
             }
         } else if let Some(parent) = stack.pop() {
             cur = parent;
+            depth -= 1;
         }
     }
 }
 
+/// Where [`leaves`] stopped.
+enum Next<'r> {
+    /// At a nested message: its field and slot.
+    Nested(&'static FieldTable, &'r Slot<'r>),
+    /// At the end of the message.
+    End,
+    /// At an unknown field where no level is left for one.
+    TooDeep,
+}
+
 /// Hand `pass` the slots of `rest` (a message of type `table`) up to its
 /// next nested message in the pass's order, which is returned with its
-/// field; `None` when `rest` has no nested message left. The slots between
-/// nested messages go through this loop, with only its own few values
-/// live: in the loop of [`run`] they were spilled and reloaded for each
-/// slot.
+/// field. An unknown field is [`Next::TooDeep`] unless `room` (the
+/// message is above the depth limit). The slots between nested messages
+/// go through this loop, with only its own few values live: in the loop
+/// of [`run`] they were spilled and reloaded for each slot.
 #[inline(always)]
 fn leaves<'r, P: Pass>(
     pass: &mut P,
     schema: &'static Schema,
     table: &'static MessageTable,
     rest: &mut &'r [Slot<'r>],
-) -> Option<(&'static FieldTable, &'r Slot<'r>)> {
+    room: bool,
+) -> Next<'r> {
     let mut slots = *rest;
     let found = loop {
         let Some((slot, others)) = take::<P, _>(slots) else {
-            break None;
+            break Next::End;
         };
         slots = others;
         // An unknown slot's word is past the end of every table.
         match table.fields.get(slot.word() as usize) {
+            // A packed run's rejects go out as values of their known
+            // field, which need no level.
+            None if !room && matches!(slot.val(), Val::Raw(_)) => break Next::TooDeep,
             None => pass.unknown(schema, table, slot),
             Some(f) => match slot.val() {
-                Val::Msg(_) | Val::Msgs(_) => break Some((f, slot)),
+                Val::Msg(_) | Val::Msgs(_) => break Next::Nested(f, slot),
                 _ => pass.leaf(schema, table, f, slot),
             },
         }

@@ -69,6 +69,16 @@ pub(super) fn prefix_len(f: &FieldTable, body: usize) -> usize {
     }
 }
 
+/// Bytes of group field `f`'s end tag (0 for a message field), which
+/// [`prefix_len`] counts.
+pub(super) fn group_end_len(f: &FieldTable) -> usize {
+    if f.kind == Kind::Group {
+        tag_len(f.number)
+    } else {
+        0
+    }
+}
+
 /// Bytes known field `f`'s slot takes when it is not a nested message.
 #[inline(always)]
 pub(super) fn leaf_len(
