@@ -158,7 +158,7 @@ fn encoding_a_record_deeper_than_31_levels_allocates_the_walks_stack() {
         let table = quarry_proto_tests::views::quarry::test3::InnerView::TABLE;
         let record = decoder.decode(table, &arena, &input).unwrap();
         let (made, out) = quarry_testkit::count_allocs(|| {
-            quarry_proto::encode_with(table, record, &decoder.options).unwrap()
+            quarry_proto::encode_with(&decoder, table, record).unwrap()
         });
         assert_eq!(made, allocations, "{levels} levels");
         assert_eq!(out, input, "{levels} levels");

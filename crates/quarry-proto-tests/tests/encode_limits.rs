@@ -120,16 +120,19 @@ fn one_level_more_is_refused_where_the_decoder_would_refuse_it() {
 
     // With the limit raised it encodes to prost's bytes, which prost
     // refuses to decode (past its own limit of 100).
-    let raised = DecodeOptions {
-        max_depth: LIMIT_U32 + 1,
-        ..DEFAULT_OPTIONS
+    let raised = quarry_proto::Decoder {
+        options: DecodeOptions {
+            max_depth: LIMIT_U32 + 1,
+            ..DEFAULT_OPTIONS
+        },
+        ..quarry_proto::Decoder::new()
     };
-    let bytes = quarry_proto::encode_with(InnerView::TABLE, view.record(), &raised).unwrap();
+    let bytes = quarry_proto::encode_with(&raised, InnerView::TABLE, view.record()).unwrap();
     assert_eq!(bytes, prost_chain(LIMIT + 1, 7).encode_to_vec());
     assert_eq!(bytes[offset], 0x1A);
     assert!(pb::test3::Inner::decode(&bytes[..]).is_err());
     let mut out = Vec::new();
-    quarry_proto::encode_into_with(InnerView::TABLE, view.record(), &mut out, &raised).unwrap();
+    quarry_proto::encode_into_with(&raised, InnerView::TABLE, view.record(), &mut out).unwrap();
     assert_eq!(out, bytes);
 }
 
@@ -153,11 +156,14 @@ fn an_unknown_field_needs_a_level_as_prost_counts_them() {
             limit: LIMIT_U32,
         })
     );
-    let raised = DecodeOptions {
-        max_depth: LIMIT_U32 + 1,
-        ..DEFAULT_OPTIONS
+    let raised = quarry_proto::Decoder {
+        options: DecodeOptions {
+            max_depth: LIMIT_U32 + 1,
+            ..DEFAULT_OPTIONS
+        },
+        ..quarry_proto::Decoder::new()
     };
-    let bytes = quarry_proto::encode_with(InnerView::TABLE, at.record(), &raised).unwrap();
+    let bytes = quarry_proto::encode_with(&raised, InnerView::TABLE, at.record()).unwrap();
     assert_eq!(bytes[unknown_at..], [0x78, 0x01]);
     // prost refuses the unknown field 100 levels down, not the message.
     assert!(pb::test3::Inner::decode(&bytes[..]).is_err());

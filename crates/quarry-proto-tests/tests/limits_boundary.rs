@@ -216,11 +216,14 @@ fn deep_records_encode_and_print_on_a_small_stack() {
             quarry_proto::encoded_len(InnerView::TABLE, record),
             input.len()
         );
-        let unbounded = quarry_proto::DecodeOptions {
-            max_depth: u32::MAX,
-            ..quarry_proto::DEFAULT_OPTIONS
+        let unbounded = quarry_proto::Decoder {
+            options: quarry_proto::DecodeOptions {
+                max_depth: u32::MAX,
+                ..quarry_proto::DEFAULT_OPTIONS
+            },
+            ..quarry_proto::Decoder::new()
         };
-        assert!(quarry_proto::encode_with(InnerView::TABLE, record, &unbounded).unwrap() == input);
+        assert!(quarry_proto::encode_with(&unbounded, InnerView::TABLE, record).unwrap() == input);
         // Under the default limit the record is refused, also on this stack.
         assert!(matches!(
             quarry_proto::encode(InnerView::TABLE, record),

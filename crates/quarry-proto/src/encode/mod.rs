@@ -13,7 +13,7 @@
 //! allowed encodes on any thread's stack.
 //!
 //! The encoder holds records to the decoder's limits: nesting past
-//! `max_depth` ([`DEFAULT_OPTIONS`] unless the caller passes options) is a
+//! `max_depth` ([`DEFAULT_OPTIONS`] unless the caller passes a decoder) is a
 //! [`DecodeError::DepthLimit`], at the offset where decoding the encoding
 //! would report it, and an encoding longer than protobuf's limit
 //! ([`MAX_ENCODED_LEN`]) is refused before anything is allocated for it.
@@ -27,12 +27,12 @@ mod back_buf;
 mod size;
 mod stack;
 
-use crate::decode::DEFAULT_OPTIONS;
+use crate::decode::{DEFAULT_OPTIONS, Decoder};
 use crate::record::{Record, Slot, Val};
 use crate::table::{FieldTable, Kind, MessageRef, MessageTable, Schema};
 use crate::wire::{LEN, SGROUP};
 use back_buf::BackBuf;
-use quarry_core::{DecodeError, DecodeOptions};
+use quarry_core::DecodeError;
 use stack::{Level, Stack};
 use std::mem::MaybeUninit;
 
@@ -102,9 +102,9 @@ pub fn encode(message: MessageRef, record: Record<'_>) -> Result<Vec<u8>, Decode
     encode_to_vec(message, record, DEFAULT_OPTIONS.max_depth)
 }
 
-/// [`encode`] under `options`' `max_depth` (the options a record was
+/// [`encode`] under the depth limit of `decoder` (the decoder a record was
 /// decoded with, say, to send back a record nested deeper than the default
-/// allows). No other option bounds encoding.
+/// allows): `decoder.options.max_depth`. No other option bounds encoding.
 ///
 /// ```
 /// # use quarry_proto::*;
@@ -113,20 +113,23 @@ pub fn encode(message: MessageRef, record: Record<'_>) -> Result<Vec<u8>, Decode
 /// static S: Schema = Schema { messages: &M, enums: &[] };
 /// let arena = quarry_core::Arena::new();
 /// let rec = quarry_proto::decode(MessageRef::new(&S, 0), &arena, &[0x08, 0x01])?;
-/// let options = DecodeOptions { max_depth: 1_000, ..DEFAULT_OPTIONS };
-/// assert_eq!(encode_with(MessageRef::new(&S, 0), rec, &options)?, [0x08, 0x01]);
+/// let decoder = Decoder {
+///     options: DecodeOptions { max_depth: 1_000, ..DEFAULT_OPTIONS },
+///     ..Decoder::new()
+/// };
+/// assert_eq!(encode_with(&decoder, MessageRef::new(&S, 0), rec)?, [0x08, 0x01]);
 /// # Ok::<(), quarry_core::DecodeError>(())
 /// ```
 ///
 /// # Errors
 ///
-/// Those of [`encode`], at `options.max_depth`.
+/// Those of [`encode`], at `decoder.options.max_depth`.
 pub fn encode_with(
+    decoder: &Decoder,
     message: MessageRef,
     record: Record<'_>,
-    options: &DecodeOptions,
 ) -> Result<Vec<u8>, DecodeError> {
-    encode_to_vec(message, record, options.max_depth)
+    encode_to_vec(message, record, decoder.options.max_depth)
 }
 
 /// [`encode`] and [`encode_with`].
@@ -181,21 +184,32 @@ pub fn encode_into(
     record: Record<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), DecodeError> {
-    encode_into_with(message, record, out, &DEFAULT_OPTIONS)
+    encode_into_at_depth(message, record, out, DEFAULT_OPTIONS.max_depth)
 }
 
-/// [`encode_into`] under `options`' `max_depth`, as [`encode_with`].
+/// [`encode_into`] under the depth limit of `decoder`, as [`encode_with`].
 ///
 /// # Errors
 ///
-/// Those of [`encode`], at `options.max_depth`; `out` is then as it was.
+/// Those of [`encode`], at `decoder.options.max_depth`; `out` is then as
+/// it was.
 pub fn encode_into_with(
+    decoder: &Decoder,
     message: MessageRef,
     record: Record<'_>,
     out: &mut Vec<u8>,
-    options: &DecodeOptions,
 ) -> Result<(), DecodeError> {
-    let max_depth = options.max_depth;
+    encode_into_at_depth(message, record, out, decoder.options.max_depth)
+}
+
+/// [`encode_into`] and [`encode_into_with`].
+#[inline(always)]
+fn encode_into_at_depth(
+    message: MessageRef,
+    record: Record<'_>,
+    out: &mut Vec<u8>,
+    max_depth: u32,
+) -> Result<(), DecodeError> {
     let mut scratch = [MaybeUninit::uninit(); SCRATCH];
     let mut stack = Stack::new();
     match write_in_scratch(message, record, &mut scratch, &mut stack, max_depth) {
