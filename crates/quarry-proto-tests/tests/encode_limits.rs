@@ -75,6 +75,17 @@ fn innermost_offset(levels: usize, innermost: usize) -> usize {
 const LIMIT: usize = DEFAULT_OPTIONS.max_depth as usize;
 const LIMIT_U32: u32 = DEFAULT_OPTIONS.max_depth;
 
+/// A decoder whose depth limit is one level past the default.
+fn decoder_one_level_deeper() -> quarry_proto::Decoder {
+    quarry_proto::Decoder {
+        options: DecodeOptions {
+            max_depth: LIMIT_U32 + 1,
+            ..DEFAULT_OPTIONS
+        },
+        ..quarry_proto::Decoder::new()
+    }
+}
+
 #[test]
 fn a_chain_at_the_depth_limit_encodes_as_prost_does() {
     let arena = Arena::new();
@@ -120,13 +131,7 @@ fn one_level_more_is_refused_where_the_decoder_would_refuse_it() {
 
     // With the limit raised it encodes to prost's bytes, which prost
     // refuses to decode (past its own limit of 100).
-    let raised = quarry_proto::Decoder {
-        options: DecodeOptions {
-            max_depth: LIMIT_U32 + 1,
-            ..DEFAULT_OPTIONS
-        },
-        ..quarry_proto::Decoder::new()
-    };
+    let raised = decoder_one_level_deeper();
     let bytes = quarry_proto::encode_with(&raised, InnerView::TABLE, view.record()).unwrap();
     assert_eq!(bytes, prost_chain(LIMIT + 1, 7).encode_to_vec());
     assert_eq!(bytes[offset], 0x1A);
@@ -156,13 +161,7 @@ fn an_unknown_field_needs_a_level_as_prost_counts_them() {
             limit: LIMIT_U32,
         })
     );
-    let raised = quarry_proto::Decoder {
-        options: DecodeOptions {
-            max_depth: LIMIT_U32 + 1,
-            ..DEFAULT_OPTIONS
-        },
-        ..quarry_proto::Decoder::new()
-    };
+    let raised = decoder_one_level_deeper();
     let bytes = quarry_proto::encode_with(&raised, InnerView::TABLE, at.record()).unwrap();
     assert_eq!(bytes[unknown_at..], [0x78, 0x01]);
     // prost refuses the unknown field 100 levels down, not the message.
