@@ -18,7 +18,10 @@
 //! `--no-run` rebuilds the file from the outputs of the last run of the
 //! benches instead (allocation counts and binary sizes are measured anew:
 //! they are deterministic, and cheap once built). `--out PATH` writes there
-//! instead of `docs/BENCHMARKS.md`.
+//! instead of `docs/BENCHMARKS.md`. `--only wa|nostr|protobuf|size` measures
+//! one section and replaces only it in the existing file, under a line that
+//! names the section's own commit and date (the machine table stays that of
+//! the last full run).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -96,19 +99,119 @@ struct Measured {
     alloc: Vec<AllocRow>,
 }
 
+/// The sections `--only` can measure alone: its argument and the start of
+/// the section's heading in the file.
+const SECTIONS: [(&str, &str); 4] = [
+    ("wa", "## WhatsApp binary nodes: "),
+    ("nostr", "## Nostr: "),
+    ("protobuf", "## Protobuf: quarry-proto "),
+    ("size", "## Protobuf: binary size"),
+];
+
 fn run() -> Result<(), String> {
     let no_run = std::env::args().any(|a| a == "--no-run");
     let (root, target_dir) = outputs::workspace_dirs()?;
-    let since = SystemTime::now();
-    if !no_run {
-        report::run_bench("wa_criterion", &CRITERION_ARGS)?;
-        outputs::clear_iai_outputs(&target_dir, "quarry-benches", "wa_iai")?;
-        report::run_bench("wa_iai", &["--save-summary=json"])?;
-    }
+    let out = out_arg().unwrap_or_else(|| root.join("docs").join("BENCHMARKS.md"));
     let section_args: &[&str] = if no_run { &["--no-run"] } else { &[] };
+    if let Some(only) = only_arg()? {
+        let section = match only {
+            "wa" => wa_section(&target_dir, no_run)?,
+            "nostr" => report::run_section("nostr_report", section_args)?,
+            "protobuf" => report::run_section("proto_report", section_args)?,
+            _ => binsize::run(&root, &target_dir, true)?,
+        };
+        let old = std::fs::read_to_string(&out)
+            .map_err(|e| format!("--only needs an existing {}: {e}", out.display()))?;
+        let text = splice_section(&old, only, &section, &root)?;
+        std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        println!(
+            "bench_report: replaced the {only} section of {}",
+            out.display()
+        );
+        return Ok(());
+    }
+    let wa_section = wa_section(&target_dir, no_run)?;
     let nostr = report::run_section("nostr_report", section_args)?;
     let proto = report::run_section("proto_report", section_args)?;
     let size = binsize::run(&root, &target_dir, true)?;
+    let js = js_section(&out);
+    let sections = [wa_section, js, nostr, proto, size, server_section(&root)];
+    let text = document(&root, &sections, no_run);
+    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("bench_report: wrote {}", out.display());
+    Ok(())
+}
+
+/// `--only SECTION`: the one section to measure, if asked.
+fn only_arg() -> Result<Option<&'static str>, String> {
+    let mut args = std::env::args().skip_while(|a| a != "--only");
+    if args.next().is_none() {
+        return Ok(None);
+    }
+    let name = args.next().unwrap_or_default();
+    SECTIONS
+        .iter()
+        .find(|(key, _)| *key == name)
+        .map(|(key, _)| Some(*key))
+        .ok_or_else(|| {
+            let keys: Vec<_> = SECTIONS.iter().map(|(key, _)| *key).collect();
+            format!("--only takes one of {}, not {name:?}", keys.join(", "))
+        })
+}
+
+/// `doc` with the section `only` replaced by `section`, which gets a first
+/// line naming its own commit and date, since the machine table above it
+/// belongs to the last full run.
+fn splice_section(doc: &str, only: &str, section: &str, root: &Path) -> Result<String, String> {
+    let (_, heading) = SECTIONS
+        .iter()
+        .find(|(key, _)| *key == only)
+        .ok_or_else(|| format!("no section {only}"))?;
+    let start = doc
+        .find(&format!("\n{heading}"))
+        .map(|i| i + 1)
+        .ok_or_else(|| format!("the file has no section starting {heading:?}"))?;
+    let end = doc[start + 1..]
+        .find("\n## ")
+        .map_or(doc.len(), |i| start + 1 + i + 1);
+    let (title, body) = section.trim_end().split_once('\n').unwrap_or((section, ""));
+    let stamp = format!(
+        "*This section alone was measured by `bench_report -- --only {only}` at commit {}, {} UTC; \
+         the machine and toolchain are those of the table above.*",
+        report::commit(root),
+        outputs::first_line("date", &["-u", "+%Y-%m-%d %H:%M"])
+    );
+    let spliced = format!(
+        "{}{title}\n\n{stamp}\n{body}\n\n{}",
+        &doc[..start],
+        &doc[end..]
+    );
+    // The intro and the closing commands are this binary's text, not
+    // measurements: renew them so they describe the file as it now is.
+    let machine = spliced
+        .find(MACHINE_HEADING)
+        .ok_or("the file has no machine table")?;
+    let reproduce_at = spliced
+        .rfind("\n## How to reproduce")
+        .unwrap_or(spliced.len());
+    let no_run = spliced[..machine].contains(NO_RUN_NOTE);
+    Ok(format!(
+        "{}{}\n{}",
+        intro(no_run),
+        spliced[machine..reproduce_at].trim_end(),
+        reproduce()
+    ))
+}
+
+/// The WhatsApp section: runs its benches (unless `no_run`), measures its
+/// allocations and renders it with the corpus profile.
+fn wa_section(target_dir: &Path, no_run: bool) -> Result<String, String> {
+    let since = SystemTime::now();
+    if !no_run {
+        report::run_bench("wa_criterion", &CRITERION_ARGS)?;
+        outputs::clear_iai_outputs(target_dir, "quarry-benches", "wa_iai")?;
+        report::run_bench("wa_iai", &["--save-summary=json"])?;
+    }
     let mut alloc = alloc_count::measure_wa();
     alloc.extend(alloc_count::measure_wa_build());
 
@@ -120,7 +223,7 @@ fn run() -> Result<(), String> {
             }
             for &op in ops {
                 let group = format!("{group}_{case}");
-                let median = outputs::criterion_median_ns(&target_dir, &group, op)?;
+                let median = outputs::criterion_median_ns(target_dir, &group, op)?;
                 ns.insert((case.to_owned(), op.to_owned()), median);
             }
         }
@@ -132,22 +235,16 @@ fn run() -> Result<(), String> {
     };
     let mut ir = BTreeMap::new();
     for (name, count) in
-        outputs::read_iai_summaries(&target_dir, "quarry-benches", "wa_iai", since_iai)?
+        outputs::read_iai_summaries(target_dir, "quarry-benches", "wa_iai", since_iai)?
     {
         if let Some((decoder, case)) = name.split_once('/') {
             ir.insert((case.to_owned(), decoder.to_owned()), count);
         }
     }
     let m = Measured { ns, ir, alloc };
-    let mut wa_section = render_wa(&m)?;
-    profile_table(&mut wa_section, &target_dir);
-    let out = out_arg().unwrap_or_else(|| root.join("docs").join("BENCHMARKS.md"));
-    let js = js_section(&out);
-    let sections = [wa_section, js, nostr, proto, size, server_section(&root)];
-    let text = document(&root, &sections, no_run);
-    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    println!("bench_report: wrote {}", out.display());
-    Ok(())
+    let mut section = render_wa(&m)?;
+    profile_table(&mut section, target_dir);
+    Ok(section)
 }
 
 /// `--out PATH`: where to write instead of `docs/BENCHMARKS.md` (to look at
@@ -161,32 +258,8 @@ fn out_arg() -> Option<PathBuf> {
 /// The whole file: title, machine and toolchain, the sections, and how to
 /// reproduce.
 fn document(root: &Path, sections: &[String], no_run: bool) -> String {
-    let mut w = String::new();
-    let _ = writeln!(w, "# Benchmarks\n");
-    let _ = writeln!(
-        w,
-        "Generated by `cargo run -p quarry-benches --profile bench --bin bench_report{}` \
-         (do not edit by hand: rerun it). Every number below comes from that one run, except the \
-         server load test, which is its own command and run (said where it is included).\n",
-        if no_run { " -- --no-run" } else { "" }
-    );
-    if no_run {
-        let _ = writeln!(
-            w,
-            "`--no-run`: times and instruction counts are those of the benches' last run in this \
-             target directory; allocation counts and binary sizes were measured by this command.\n"
-        );
-    }
-    let _ = writeln!(
-        w,
-        "Sections: [WhatsApp binary nodes](#whatsapp-binary-nodes-quarry-wa-vs-wacore-binary), \
-         [in JavaScript](#whatsapp-binary-nodes-in-javascript-quarry-wa-js-vs-baileys-and-whatsapp-rust-bridge), \
-         [Nostr](#nostr-quarry-nostr-vs-rust-nostr), \
-         [protobuf](#protobuf-quarry-proto-vs-prost-and-buffa), \
-         [protobuf binary size](#protobuf-binary-size-quarry-vs-prost-and-buffa), \
-         [server load test](#server-load-test), [how to reproduce](#how-to-reproduce).\n"
-    );
-    let _ = writeln!(w, "## Machine and toolchain\n");
+    let mut w = intro(no_run);
+    let _ = writeln!(w, "{MACHINE_HEADING}\n");
     w.push_str(&report::machine_table(
         root,
         &[
@@ -204,6 +277,50 @@ fn document(root: &Path, sections: &[String], no_run: bool) -> String {
         w.push_str(section.trim_end());
         w.push('\n');
     }
+    w.push_str(&reproduce());
+    w
+}
+
+/// The heading of the machine and toolchain table, which ends the intro.
+const MACHINE_HEADING: &str = "## Machine and toolchain";
+/// What the intro says of a file written with `--no-run`.
+const NO_RUN_NOTE: &str = "`--no-run`: times and instruction counts";
+
+/// The title and what the file is, up to the machine table.
+fn intro(no_run: bool) -> String {
+    let mut w = String::new();
+    let _ = writeln!(w, "# Benchmarks\n");
+    let _ = writeln!(
+        w,
+        "Generated by `cargo run -p quarry-benches --profile bench --bin bench_report{}` \
+         (do not edit by hand: rerun it). Every number below comes from that one run, except the \
+         server load test, which is its own command and run (said where it is included), and a \
+         section measured alone since (`-- --only SECTION`), which names its commit and date at \
+         its top.\n",
+        if no_run { " -- --no-run" } else { "" }
+    );
+    if no_run {
+        let _ = writeln!(
+            w,
+            "{NO_RUN_NOTE} are those of the benches' last run in this \
+             target directory; allocation counts and binary sizes were measured by this command.\n"
+        );
+    }
+    let _ = writeln!(
+        w,
+        "Sections: [WhatsApp binary nodes](#whatsapp-binary-nodes-quarry-wa-vs-wacore-binary), \
+         [in JavaScript](#whatsapp-binary-nodes-in-javascript-quarry-wa-js-vs-baileys-and-whatsapp-rust-bridge), \
+         [Nostr](#nostr-quarry-nostr-vs-rust-nostr), \
+         [protobuf](#protobuf-quarry-proto-vs-prost-and-buffa), \
+         [protobuf binary size](#protobuf-binary-size-quarry-vs-prost-and-buffa), \
+         [server load test](#server-load-test), [how to reproduce](#how-to-reproduce).\n"
+    );
+    w
+}
+
+/// The closing section: the commands that produce this file.
+fn reproduce() -> String {
+    let mut w = String::new();
     let _ = writeln!(
         w,
         "\n## How to reproduce\n\n\
@@ -214,7 +331,9 @@ fn document(root: &Path, sections: &[String], no_run: bool) -> String {
          # everything above but the server load test, then this file (20-25 min on 2 cores)\n\
          cargo run -p quarry-benches --profile bench --bin bench_report\n\
          # the same file from the benches' last outputs (no criterion or callgrind run)\n\
-         cargo run -p quarry-benches --profile bench --bin bench_report -- --no-run\n\n\
+         cargo run -p quarry-benches --profile bench --bin bench_report -- --no-run\n\
+         # one section measured again, the rest of the file kept (wa, nostr, protobuf, size)\n\
+         cargo run -p quarry-benches --profile bench --bin bench_report -- --only wa\n\n\
          # or one part at a time (the report binaries print their section)\n\
          cargo bench -p quarry-benches --bench wa_criterion\n\
          cargo bench -p quarry-benches --bench wa_iai\n\
@@ -599,4 +718,50 @@ fn render_wa(m: &Measured) -> Result<String, String> {
     }
 
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of this binary's layout, small enough to write out whole.
+    const DOC: &str = "# Benchmarks\n\nold intro\n\n## Machine and toolchain\n\n| commit | abc |\n\n\
+        ## WhatsApp binary nodes: old\n\nold wa\n\n### Encode\n\nold encode\n\n\
+        ## Nostr: quarry-nostr vs rust-nostr\n\nnostr body\n\n\
+        ## Protobuf: quarry-proto vs prost and buffa\n\nproto body\n\n\
+        ## How to reproduce\n\nold commands\n";
+
+    #[test]
+    fn only_replaces_its_section_and_stamps_it() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let section = "## WhatsApp binary nodes: new\n\nnew wa\n\n### Encode\n\nnew encode\n";
+        let out = splice_section(DOC, "wa", section, &root).unwrap();
+        assert!(out.starts_with("# Benchmarks\n\nGenerated by"), "{out}");
+        assert!(!out.contains("old"), "{out}");
+        assert!(out.contains(
+            "## Machine and toolchain\n\n| commit | abc |\n\n## WhatsApp binary nodes: new\n\n\
+             *This section alone was measured by `bench_report -- --only wa` at commit "
+        ));
+        assert!(out.contains("*\n\nnew wa\n\n### Encode\n\nnew encode\n\n## Nostr: "));
+        assert!(out.contains("nostr body\n\n## Protobuf: quarry-proto vs prost and buffa\n\n"));
+        assert!(out.contains("proto body\n\n## How to reproduce\n\n```sh\n"));
+        assert_eq!(out.matches("## How to reproduce").count(), 1);
+    }
+
+    #[test]
+    fn only_replaces_the_last_section_before_the_commands() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let out =
+            splice_section(DOC, "protobuf", "## Protobuf: quarry-proto x\n\nP\n", &root).unwrap();
+        assert!(out.contains("nostr body\n\n## Protobuf: quarry-proto x\n\n*This section"));
+        assert!(out.contains("*\n\nP\n\n## How to reproduce\n"));
+        assert!(!out.contains("proto body"));
+    }
+
+    #[test]
+    fn only_refuses_a_file_without_the_section() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let err = splice_section(DOC, "size", "## Protobuf: binary size\n", &root).unwrap_err();
+        assert!(err.contains("no section starting"), "{err}");
+    }
 }
