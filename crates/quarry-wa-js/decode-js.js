@@ -3,12 +3,12 @@
 // small stanza more than all of its decoding here).
 //
 // It reads the forms stanzas are made of: list headers, tokens, packed
-// strings, raw strings and bytes, and JID_PAIR and AD_JID attribute values
-// whose server is a one byte token. For anything else it returns null and
+// strings, raw strings and bytes, and JID_PAIR and AD_JID attribute values.
+// For anything else it returns null and
 // decodeDecompressedBinaryNode asks the WebAssembly decoder, which reads
 // every form and gives every error its message and offset: malformed
-// input, a JID in a tag, key or content, FB_JID and INTEROP_JID, servers
-// written as text, nesting deeper than MAX_DEPTH. Where it returns a node,
+// input, a JID in a tag, key or content, FB_JID and INTEROP_JID, nesting
+// deeper than MAX_DEPTH. Where it returns a node,
 // the WebAssembly decoder returns an equal one (test/decode-js.test.mjs
 // holds it to that on vectors, fixtures, random trees and mutations).
 
@@ -39,6 +39,9 @@ for (let b = 0; b < 256; b++) {
   const name = b > 0 && b < DICTIONARY_0 ? TOKENS[b] : '';
   TOKEN_SERVER.push(SERVER_NAMES.includes(name) ? '@' + name : null);
 }
+
+// '@' and the server name, by the server's name.
+const SERVER_BY_NAME = new Map(SERVER_NAMES.map((name) => [name, '@' + name]));
 
 // AD_JID domains: 0 s.whatsapp.net, 1 lid, 129 hosted.lid, and any other
 // with bit 7 set and bit 0 clear hosted; null for the rest.
@@ -357,8 +360,17 @@ function value(b) {
     let user = '';
     if (p < end && src[p] === LIST_EMPTY) p++;
     else if ((user = jidUser()) === null) return null;
-    const server = p < end ? TOKEN_SERVER[src[p++]] : null;
-    return server === null ? null : user + server;
+    if (p >= end) return null;
+    const b = src[p++];
+    let server = TOKEN_SERVER[b];
+    if (server === null) {
+      // Servers that are no token (newsletter, hosted, bot, ...) come as
+      // raw text.
+      const name = b < DICTIONARY_0 ? null : text(b);
+      server = name === null ? undefined : SERVER_BY_NAME.get(name);
+      if (server === undefined) return null;
+    }
+    return user + server;
   }
   if (b === AD_JID) {
     if (end - p < 2) return null;
