@@ -300,11 +300,36 @@ function jid(s) {
   return true;
 }
 
+// No token holds an '@' (checked below), so text with one needs no token
+// lookup.
+const TOKEN_WITH_AT = TOKENS.some((t) => t.includes('@'));
+
 function str(s, mayBeJid) {
   const n = s.length;
-  const tag = packing(s, 0, n);
+  // The packable prefix, in one scan: its length `i` and its class (see
+  // PACK_CLASS).
+  let cls = 3;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    const k = cls & (c < 128 ? PACK_CLASS[c] : 0);
+    if (k === 0) break;
+    cls = k;
+  }
+  const tag = i === n && n !== 0 && n <= 127 ? (cls & 1 ? NIBBLE_8 : HEX_8) : 0;
   if (tag !== 0 && n > PACKABLE_TOKEN_MAX) return packed(s, 0, n, tag);
   if (n <= 48) {
+    // A user made only of packable characters, longer than any such token,
+    // then '@': what jid() would write, without scanning again.
+    if (mayBeJid && i > PACKABLE_TOKEN_MAX && i < n && s.charCodeAt(i) === 64 && !TOKEN_WITH_AT) {
+      const info = serverAt(s, i + 1);
+      if (info === undefined) return raw(s);
+      room(1);
+      out[pos++] = JID_PAIR;
+      packed(s, 0, i, cls & 1 ? NIBBLE_8 : HEX_8);
+      serverCode(info);
+      return;
+    }
     const code = TOKEN_CODE.get(s);
     if (code !== undefined) {
       room(2);
@@ -340,22 +365,36 @@ function node(n, depth) {
   if (depth > 128) throw new Error('nesting deeper than 128 levels');
   const { tag, attrs, content } = n;
   if (typeof tag !== 'string') throw new TypeError('a BinaryNode needs a string tag');
+  // The list header's two bytes are written once the attributes are
+  // counted (one pass over them); a list of 256 items or more moves what
+  // follows by one byte to make room for LIST_16.
+  room(2);
+  const head = pos;
+  pos += 2;
+  str(tag, true);
   let keys = 0;
   if (attrs) {
     for (const k in attrs) {
       const v = attrs[k];
-      if (v !== undefined && v !== null) keys++;
-    }
-  }
-  listStart(1 + 2 * keys + (content === undefined ? 0 : 1));
-  str(tag, true);
-  if (keys) {
-    for (const k in attrs) {
-      const v = attrs[k];
       if (v === undefined || v === null) continue;
+      keys++;
       str(k, true);
       str(typeof v === 'string' ? v : String(v), true);
     }
+  }
+  const size = 1 + 2 * keys + (content === undefined ? 0 : 1);
+  if (size < 256) {
+    out[head] = LIST_8;
+    out[head + 1] = size;
+  } else if (size <= 0xffff) {
+    room(1);
+    out.copyWithin(head + 3, head + 2, pos);
+    pos++;
+    out[head] = LIST_16;
+    out[head + 1] = size >>> 8;
+    out[head + 2] = size & 255;
+  } else {
+    throw new Error('too many items in one list: ' + size);
   }
   if (content === undefined) return;
   if (typeof content === 'string') str(content, true);
