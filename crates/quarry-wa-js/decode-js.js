@@ -56,30 +56,31 @@ for (let d = 0; d < 256; d++) {
 const DEVICE = [];
 for (let d = 0; d < 256; d++) DEVICE.push(d === 0 ? '' : ':' + d);
 
-// Packed strings: the character codes of both nibbles of every byte, for
-// NIBBLE_8 (0-9 - .; nibble 15 is NUL unless it is the dropped last one)
-// and HEX_8 (0-9 A-F); and which NIBBLE_8 bytes hold a nibble 12, 13 or 14,
-// which the format does not allow.
-const NIBBLE_CODES = new Uint8Array(512);
-const HEX_CODES = new Uint8Array(512);
+// Packed strings: the character code of the high and of the low nibble of
+// every byte, for NIBBLE_8 (0-9 - .; nibble 15 is NUL unless it is the
+// dropped last one) and HEX_8 (0-9 A-F); and which NIBBLE_8 bytes hold a
+// nibble 12, 13 or 14, which the format does not allow.
+const NIBBLE_HI = new Uint8Array(256);
+const NIBBLE_LO = new Uint8Array(256);
+const HEX_HI = new Uint8Array(256);
+const HEX_LO = new Uint8Array(256);
 const NIBBLE_BAD = new Uint8Array(256);
-const HEX_BAD = new Uint8Array(256);
 {
   const nibble = '0123456789-.\0\0\0\0';
   const hex = '0123456789ABCDEF';
   for (let b = 0; b < 256; b++) {
     const hi = b >> 4;
     const lo = b & 15;
-    NIBBLE_CODES[2 * b] = nibble.charCodeAt(hi);
-    NIBBLE_CODES[2 * b + 1] = nibble.charCodeAt(lo);
-    HEX_CODES[2 * b] = hex.charCodeAt(hi);
-    HEX_CODES[2 * b + 1] = hex.charCodeAt(lo);
+    NIBBLE_HI[b] = nibble.charCodeAt(hi);
+    NIBBLE_LO[b] = nibble.charCodeAt(lo);
+    HEX_HI[b] = hex.charCodeAt(hi);
+    HEX_LO[b] = hex.charCodeAt(lo);
     NIBBLE_BAD[b] = (hi >= 12 && hi <= 14) || (lo >= 12 && lo <= 14) ? 1 : 0;
   }
 }
 
-// A packed string's characters are expanded here before they become a
-// string.
+// A packed string of more than 32 characters is expanded here before it
+// becomes a string.
 const expanded = Buffer.alloc(2 * 127);
 
 const fcc = String.fromCharCode;
@@ -259,6 +260,206 @@ function chars(a, p, n) {
   return a.latin1Slice(p, p + n);
 }
 
+/**
+ * The string of the first `k` nibbles of the packed bytes `a[p..]`, high
+ * nibble first, each the character `hi[byte]` or `lo[byte]` gives; `k` at
+ * most 32 (one call of String.fromCharCode, as in `chars`).
+ * @param {Uint8Array} hi
+ * @param {Uint8Array} lo
+ * @param {Buffer} a
+ */
+function packedChars(hi, lo, a, p, k) {
+  switch (k) {
+    case 1:
+      return fcc(hi[a[p]]);
+    case 2:
+      return fcc(hi[a[p]], lo[a[p]]);
+    case 3:
+      return fcc(hi[a[p]], lo[a[p]], hi[a[p + 1]]);
+    case 4:
+      return fcc(hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]]);
+    case 5:
+      return fcc(hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]]);
+    case 6:
+      return fcc(hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]]);
+    case 7:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]]
+      );
+    case 8:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]]
+      );
+    case 9:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]]
+      );
+    case 10:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]]
+      );
+    case 11:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]]
+      );
+    case 12:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]]
+      );
+    case 13:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]]
+      );
+    case 14:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]]
+      );
+    case 15:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]]
+      );
+    case 16:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]]
+      );
+    case 17:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]]
+      );
+    case 18:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]]
+      );
+    case 19:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]]
+      );
+    case 20:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]]
+      );
+    case 21:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]]
+      );
+    case 22:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]]
+      );
+    case 23:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]]
+      );
+    case 24:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]]
+      );
+    case 25:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]]
+      );
+    case 26:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]]
+      );
+    case 27:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]], hi[a[p + 13]]
+      );
+    case 28:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]], hi[a[p + 13]], lo[a[p + 13]]
+      );
+    case 29:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]], hi[a[p + 13]], lo[a[p + 13]], hi[a[p + 14]]
+      );
+    case 30:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]], hi[a[p + 13]], lo[a[p + 13]], hi[a[p + 14]], lo[a[p + 14]]
+      );
+    case 31:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]], hi[a[p + 13]], lo[a[p + 13]], hi[a[p + 14]], lo[a[p + 14]],
+        hi[a[p + 15]]
+      );
+    case 32:
+      return fcc(
+        hi[a[p]], lo[a[p]], hi[a[p + 1]], lo[a[p + 1]], hi[a[p + 2]], lo[a[p + 2]],
+        hi[a[p + 3]], lo[a[p + 3]], hi[a[p + 4]], lo[a[p + 4]], hi[a[p + 5]], lo[a[p + 5]],
+        hi[a[p + 6]], lo[a[p + 6]], hi[a[p + 7]], lo[a[p + 7]], hi[a[p + 8]], lo[a[p + 8]],
+        hi[a[p + 9]], lo[a[p + 9]], hi[a[p + 10]], lo[a[p + 10]], hi[a[p + 11]], lo[a[p + 11]],
+        hi[a[p + 12]], lo[a[p + 12]], hi[a[p + 13]], lo[a[p + 13]], hi[a[p + 14]], lo[a[p + 14]],
+        hi[a[p + 15]], lo[a[p + 15]]
+      );
+  }
+  return '';
+}
+
 // The stanza being read, and the offset of its next byte. `src` holds an
 // empty buffer between calls, so that no input is kept alive.
 const NONE = Buffer.alloc(0);
@@ -305,19 +506,29 @@ function packed(tag) {
   const header = src[p++];
   const n = header & 127;
   if (n > end - p) return null;
-  const codes = tag === NIBBLE_8 ? NIBBLE_CODES : HEX_CODES;
-  const bad = tag === NIBBLE_8 ? NIBBLE_BAD : HEX_BAD;
-  let invalid = 0;
-  for (let i = 0; i < n; i++) {
-    const b = src[p + i];
-    invalid |= bad[b];
-    expanded[2 * i] = codes[2 * b];
-    expanded[2 * i + 1] = codes[2 * b + 1];
+  if (n === 0) return '';
+  const nibble = tag === NIBBLE_8;
+  if (nibble) {
+    let invalid = 0;
+    for (let i = p, stop = p + n; i < stop; i++) invalid |= NIBBLE_BAD[src[i]];
+    if (invalid !== 0) return null;
   }
-  if (invalid !== 0) return null;
-  p += n;
+  const hi = nibble ? NIBBLE_HI : HEX_HI;
+  const lo = nibble ? NIBBLE_LO : HEX_LO;
   // An odd count drops the last nibble.
-  return n === 0 ? '' : chars(expanded, 0, 2 * n - (header >> 7));
+  const k = 2 * n - (header >> 7);
+  let s;
+  if (k <= 32) s = packedChars(hi, lo, src, p, k);
+  else {
+    for (let i = 0; i < n; i++) {
+      const b = src[p + i];
+      expanded[2 * i] = hi[b];
+      expanded[2 * i + 1] = lo[b];
+    }
+    s = expanded.latin1Slice(0, k);
+  }
+  p += n;
+  return s;
 }
 
 /** A string (tag, key, attribute value, text content, JID user) whose

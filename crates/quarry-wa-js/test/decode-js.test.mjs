@@ -81,6 +81,8 @@ test('decode-js: packed and raw strings', () => {
   // Longer than the 32 characters made in one call.
   both(value([0xff, 20, ...Array(20).fill(0x12)]), node('message', { id: '12'.repeat(20) }), 'packed, 40 characters');
   both(value([0xfb, 16, ...Array(16).fill(0x9f)]), node('message', { id: '9F'.repeat(16) }), 'packed, 32 characters');
+  both(value([0xff, 0x91, ...Array(16).fill(0x34), 0x5f]), node('message', { id: '34'.repeat(16) + '5' }), 'packed odd, 33 characters');
+  both(value([0xfb, 0x90, ...Array(16).fill(0xe7)]), node('message', { id: 'E7'.repeat(15) + 'E' }), 'packed odd, 31 characters');
   // Raw: ASCII short and long, UTF-8, BINARY_20 and BINARY_32 text.
   both(value([0xfc, 5, ...ascii('hello')]), node('message', { id: 'hello' }), 'raw');
   both(value([0xfc, 0]), node('message', { id: '' }), 'raw empty');
