@@ -4,12 +4,11 @@
 //
 // It reads the forms stanzas are made of: list headers, tokens, packed
 // strings, raw strings and bytes, and JID_PAIR and AD_JID attribute values.
-// For anything else it returns null and
-// decodeDecompressedBinaryNode asks the WebAssembly decoder, which reads
-// every form and gives every error its message and offset: malformed
-// input, a JID in a tag, key or content, FB_JID and INTEROP_JID, nesting
-// deeper than MAX_DEPTH. Where it returns a node,
-// the WebAssembly decoder returns an equal one (test/decode-js.test.mjs
+// For anything else it returns null, and decodeDecompressedBinaryNode asks
+// the WebAssembly decoder, which reads every form and gives every error its
+// message and offset: malformed input, a JID as a tag, key or content,
+// FB_JID and INTEROP_JID, nesting deeper than MAX_DEPTH. Where it returns a
+// node, the WebAssembly decoder returns an equal one (test/decode-js.test.mjs
 // holds it to that on vectors, fixtures, random trees and mutations).
 
 import { isUtf8 } from 'node:buffer';
