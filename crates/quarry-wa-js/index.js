@@ -1,38 +1,20 @@
 // quarry-wa for JavaScript: WhatsApp binary node codec.
 //
-// Decode: the node bytes are copied into the WebAssembly module, quarry-wa
-// decodes them there and writes one flat tape of u32 words (see
-// src/lib.rs); this file builds the JavaScript objects from the tape in one
-// pass, with the token dictionary held here once as a string array.
+// Decode: read in JavaScript (decode-js.js) straight from the input bytes;
+// what that decoder leaves, malformed input among it, goes to quarry-wa in
+// WebAssembly (decode-wasm.js), which reads every form and names the byte
+// offset of every error.
 // Encode: written here, straight into one reused byte buffer.
 
-import { readFileSync } from 'node:fs';
 import { inflate, inflateSync } from 'node:zlib';
 import { promisify } from 'node:util';
+import { wasm, TOKENS } from './wasm.js';
+import { decodeJs } from './decode-js.js';
+import { decodeWasm } from './decode-wasm.js';
+
+export { TOKENS };
 
 const inflateAsync = promisify(inflate);
-
-const wasmBytes = readFileSync(new URL('./quarry_wa_js.wasm', import.meta.url));
-const { exports: wasm } = new WebAssembly.Instance(new WebAssembly.Module(wasmBytes), {});
-const memory = wasm.memory;
-
-// Views of the module's memory, made again after the memory grows (growing
-// detaches the old ArrayBuffer, and views of a detached buffer have length
-// 0: cheaper to test than reading `memory.buffer`).
-let mem = Buffer.from(memory.buffer);
-let words = new Uint32Array(memory.buffer);
-function views() {
-  if (mem.length === 0) {
-    mem = Buffer.from(memory.buffer);
-    words = new Uint32Array(memory.buffer);
-  }
-}
-
-const STR_JID = 0xc0000000;
-const STR_INPUT = 0x80000000;
-const STR_SCRATCH = 0x40000000;
-const STR_NON_ASCII = 0x20000000;
-const STR_LEN_MASK = 0x1fffffff;
 
 const LIST_EMPTY = 0;
 const DICTIONARY_0 = 236;
@@ -46,18 +28,6 @@ const BINARY_20 = 253;
 const BINARY_32 = 254;
 const NIBBLE_8 = 255;
 
-/** The token strings by id: 0 is "", 1..235 single byte tokens, then the
- * four double byte dictionaries (id 236 + 256 * dict + index). */
-const TABLE = (() => {
-  const ptr = wasm.qw_tokens_ptr();
-  const len = wasm.qw_tokens_len();
-  views();
-  return mem.toString('latin1', ptr, ptr + len).split('\0');
-})();
-export const TOKENS = Object.freeze(TABLE.slice(0, 236 + 4 * 256));
-// '@' and the server name, by quarry-wa's server number.
-const SERVER_SUFFIX = TABLE.slice(236 + 4 * 256, -1).map((name) => '@' + name);
-
 // Token text → wire code: below 256 one byte, else (236 + dict) << 8 | index.
 const TOKEN_CODE = new Map();
 for (let id = 1; id < TOKENS.length; id++) {
@@ -68,95 +38,6 @@ for (let id = 1; id < TOKENS.length; id++) {
 
 // ---------------------------------------------------------------- decode
 
-// The stanza being built: its input, the tape and the string area.
-let input;
-let tape;
-let at;
-let strBase;
-// The input and the string area as latin1 JavaScript strings, made on first
-// use: each call into the runtime to make a string costs about as much as
-// the rest of a small stanza's decode, so a small stanza makes one (or two)
-// and cuts its ASCII strings longer than eight characters out with
-// `substring`. Only for inputs and
-// string areas up to WHOLE_TEXT_MAX bytes: longer ones are mostly payload,
-// and V8's substrings of 13 characters or more keep their parent alive.
-let inputText;
-let stringsText;
-const WHOLE_TEXT_MAX = 512;
-
-function asciiText(src, start, len) {
-  if (len <= 8) {
-    // Short strings: a loop beats a call into the runtime.
-    let s = '';
-    for (let i = start, end = start + len; i < end; i++) s += String.fromCharCode(src[i]);
-    return s;
-  }
-  return src.latin1Slice(start, start + len);
-}
-
-function readStr() {
-  const w = tape[at++];
-  if (w < STR_SCRATCH) return TOKENS[w];
-  if (w >= STR_JID) {
-    const user = readStr();
-    const device = w & 0xffff;
-    const server = SERVER_SUFFIX[(w >>> 16) & 0xff];
-    return device === 0 ? user + server : user + ':' + device + server;
-  }
-  let off = tape[at++];
-  const len = w & STR_LEN_MASK;
-  if (w & STR_NON_ASCII) {
-    return w < STR_INPUT ? mem.utf8Slice(off + strBase, off + strBase + len) : input.utf8Slice(off, off + len);
-  }
-  // Up to 8 characters a loop in JavaScript is cheaper than any string the
-  // runtime makes.
-  if (len <= 8) return w >= STR_INPUT ? asciiText(input, off, len) : asciiText(mem, off + strBase, len);
-  if (w >= STR_INPUT) {
-    if (inputText === undefined) {
-      inputText = input.length <= WHOLE_TEXT_MAX ? input.latin1Slice(0, input.length) : null;
-    }
-    return inputText === null ? asciiText(input, off, len) : inputText.substring(off, off + len);
-  }
-  if (stringsText === undefined) {
-    const n = wasm.qw_strings_len();
-    stringsText = n <= WHOLE_TEXT_MAX ? mem.latin1Slice(strBase, strBase + n) : null;
-  }
-  return stringsText === null ? asciiText(mem, off + strBase, len) : stringsText.substring(off, off + len);
-}
-
-function readNode() {
-  const h = tape[at++];
-  const tag = readStr();
-  const attrs = {};
-  for (let n = h >>> 3; n > 0; n--) {
-    const key = readStr();
-    attrs[key] = readStr();
-  }
-  let content;
-  switch (h & 7) {
-    case 1:
-      content = readStr();
-      break;
-    case 2: {
-      const off = tape[at++];
-      content = input.subarray(off, off + tape[at++]);
-      break;
-    }
-    case 3: {
-      const n = tape[at++];
-      content = new Array(n);
-      for (let i = 0; i < n; i++) content[i] = readNode();
-      break;
-    }
-    case 4: {
-      const off = tape[at++] + strBase;
-      content = Buffer.from(mem.subarray(off, off + tape[at++]));
-      break;
-    }
-  }
-  return { tag, attrs, content };
-}
-
 function asBuffer(buf) {
   if (Buffer.isBuffer(buf)) return buf;
   if (buf instanceof Uint8Array) return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -164,12 +45,13 @@ function asBuffer(buf) {
   throw new TypeError('expected a Uint8Array or Buffer');
 }
 
-// The module's input buffer: its address and the length it is known to
-// hold. The module keeps a buffer of up to RETAIN_BYTES (1 MiB) between
-// calls, so only a longer input asks for a new one.
-let inputPtr = 0;
-let inputCap = 0;
-const RETAIN_BYTES = 1 << 20;
+/**
+ * Inputs up to this many bytes go to the JavaScript decoder first. Up to
+ * it the WebAssembly decoder's item and arena limits cannot be reached
+ * (an item takes at least two bytes), so the JavaScript decoder, which
+ * does not count them, accepts nothing the WebAssembly one refuses.
+ */
+const JS_MAX_BYTES = 1 << 20;
 
 /**
  * Decode node bytes (no flags byte, already inflated) into a BinaryNode.
@@ -178,34 +60,11 @@ const RETAIN_BYTES = 1 << 20;
  */
 export function decodeDecompressedBinaryNode(buf) {
   const b = asBuffer(buf);
-  const len = b.length;
-  if (len > inputCap) {
-    inputPtr = wasm.qw_input(len);
-    inputCap = len <= RETAIN_BYTES ? len : 0;
-    views();
+  if (b.length <= JS_MAX_BYTES) {
+    const node = decodeJs(b);
+    if (node !== null) return node;
   }
-  if (len <= 64) {
-    for (let i = 0; i < len; i++) mem[inputPtr + i] = b[i];
-  } else {
-    mem.set(b, inputPtr);
-  }
-  const tapePtr = wasm.qw_decode(len);
-  views();
-  if (tapePtr === 0) {
-    const p = wasm.qw_strings_ptr();
-    throw new Error(mem.toString('utf8', p, p + wasm.qw_strings_len()));
-  }
-  input = b;
-  tape = words;
-  at = tapePtr >>> 2;
-  strBase = tape[at - 1];
-  inputText = undefined;
-  stringsText = undefined;
-  const node = readNode();
-  input = undefined;
-  inputText = undefined;
-  stringsText = undefined;
-  return node;
+  return decodeWasm(b);
 }
 
 // WhatsApp refuses frames that inflate past 16 MiB; so does this.
@@ -441,11 +300,36 @@ function jid(s) {
   return true;
 }
 
+// No token holds an '@' (checked below), so text with one needs no token
+// lookup.
+const TOKEN_WITH_AT = TOKENS.some((t) => t.includes('@'));
+
 function str(s, mayBeJid) {
   const n = s.length;
-  const tag = packing(s, 0, n);
+  // The packable prefix, in one scan: its length `i` and its class (see
+  // PACK_CLASS).
+  let cls = 3;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    const k = cls & (c < 128 ? PACK_CLASS[c] : 0);
+    if (k === 0) break;
+    cls = k;
+  }
+  const tag = i === n && n !== 0 && n <= 127 ? (cls & 1 ? NIBBLE_8 : HEX_8) : 0;
   if (tag !== 0 && n > PACKABLE_TOKEN_MAX) return packed(s, 0, n, tag);
   if (n <= 48) {
+    // A user made only of packable characters, longer than any such token,
+    // then '@': what jid() would write, without scanning again.
+    if (mayBeJid && i > PACKABLE_TOKEN_MAX && i < n && s.charCodeAt(i) === 64 && !TOKEN_WITH_AT) {
+      const info = serverAt(s, i + 1);
+      if (info === undefined) return raw(s);
+      room(1);
+      out[pos++] = JID_PAIR;
+      packed(s, 0, i, cls & 1 ? NIBBLE_8 : HEX_8);
+      serverCode(info);
+      return;
+    }
     const code = TOKEN_CODE.get(s);
     if (code !== undefined) {
       room(2);
@@ -481,22 +365,36 @@ function node(n, depth) {
   if (depth > 128) throw new Error('nesting deeper than 128 levels');
   const { tag, attrs, content } = n;
   if (typeof tag !== 'string') throw new TypeError('a BinaryNode needs a string tag');
+  // The list header's two bytes are written once the attributes are
+  // counted (one pass over them); a list of 256 items or more moves what
+  // follows by one byte to make room for LIST_16.
+  room(2);
+  const head = pos;
+  pos += 2;
+  str(tag, true);
   let keys = 0;
   if (attrs) {
     for (const k in attrs) {
       const v = attrs[k];
-      if (v !== undefined && v !== null) keys++;
-    }
-  }
-  listStart(1 + 2 * keys + (content === undefined ? 0 : 1));
-  str(tag, true);
-  if (keys) {
-    for (const k in attrs) {
-      const v = attrs[k];
       if (v === undefined || v === null) continue;
+      keys++;
       str(k, true);
       str(typeof v === 'string' ? v : String(v), true);
     }
+  }
+  const size = 1 + 2 * keys + (content === undefined ? 0 : 1);
+  if (size < 256) {
+    out[head] = LIST_8;
+    out[head + 1] = size;
+  } else if (size <= 0xffff) {
+    room(1);
+    out.copyWithin(head + 3, head + 2, pos);
+    pos++;
+    out[head] = LIST_16;
+    out[head + 1] = size >>> 8;
+    out[head + 2] = size & 255;
+  } else {
+    throw new Error('too many items in one list: ' + size);
   }
   if (content === undefined) return;
   if (typeof content === 'string') str(content, true);
@@ -547,5 +445,5 @@ export const encodeNode = encodeBinaryNode;
  * largest stanza seen and never shrinks; buffers inside it are released
  * after a large stanza and reused). */
 export function wasmMemoryBytes() {
-  return memory.buffer.byteLength;
+  return wasm.memory.buffer.byteLength;
 }

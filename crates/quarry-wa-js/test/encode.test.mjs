@@ -84,3 +84,23 @@ test('a large stanza grows the buffer, and the output is a copy', () => {
   assert.equal(a[a.length - 1], 9);
   assert.equal(hex(b), '00f80113');
 });
+
+test('a node of 256 items or more gets a LIST_16 header', () => {
+  // 130 attributes: 1 + 2 * 130 = 261 items (0x0105), then a child list.
+  const attrs = {};
+  for (let i = 0; i < 130; i++) attrs['k' + i] = 'v';
+  const tree = { tag: 'message', attrs, content: [{ tag: 'enc', attrs: { type: 'pkmsg' }, content: undefined }] };
+  const frame = encodeBinaryNode(tree);
+  // Flags, LIST_16 0x0106 (the content makes 262), the tag token.
+  assert.equal(hex(frame.subarray(0, 5)), '00f90106' + tok('message').toString(16).padStart(2, '0'));
+  assert.deepStrictEqual(decodeDecompressedBinaryNode(frame.subarray(1)), tree);
+  // 127 attributes and content: 256 items; 126 and content: 254, LIST_8.
+  const sized = (n) => {
+    const a = {};
+    for (let i = 0; i < n; i++) a['k' + i] = 'v';
+    return encodeBinaryNode({ tag: 'message', attrs: a, content: 'enc' });
+  };
+  assert.equal(hex(sized(127).subarray(0, 4)), '00f90100');
+  assert.equal(hex(sized(126).subarray(0, 3)), '00f8fe');
+  assert.deepStrictEqual(decodeDecompressedBinaryNode(sized(127).subarray(1)).attrs.k126, 'v');
+});
