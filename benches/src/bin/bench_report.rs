@@ -115,14 +115,14 @@ fn run() -> Result<(), String> {
     let section_args: &[&str] = if no_run { &["--no-run"] } else { &[] };
     if let Some(only) = only_arg()? {
         let section = match only {
-            "wa" => wa_section(&target_dir, no_run)?,
+            "wa" => wa_section(&root, &target_dir, no_run)?,
             "nostr" => report::run_section("nostr_report", section_args)?,
             "protobuf" => report::run_section("proto_report", section_args)?,
             _ => binsize::run(&root, &target_dir, true)?,
         };
         let old = std::fs::read_to_string(&out)
             .map_err(|e| format!("--only needs an existing {}: {e}", out.display()))?;
-        let text = splice_section(&old, only, &section, &root)?;
+        let text = splice_section(&old, only, &section, &root, no_run)?;
         std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
         println!(
             "bench_report: replaced the {only} section of {}",
@@ -130,7 +130,7 @@ fn run() -> Result<(), String> {
         );
         return Ok(());
     }
-    let wa_section = wa_section(&target_dir, no_run)?;
+    let wa_section = wa_section(&root, &target_dir, no_run)?;
     let nostr = report::run_section("nostr_report", section_args)?;
     let proto = report::run_section("proto_report", section_args)?;
     let size = binsize::run(&root, &target_dir, true)?;
@@ -162,7 +162,13 @@ fn only_arg() -> Result<Option<&'static str>, String> {
 /// `doc` with the section `only` replaced by `section`, which gets a first
 /// line naming its own commit and date, since the machine table above it
 /// belongs to the last full run.
-fn splice_section(doc: &str, only: &str, section: &str, root: &Path) -> Result<String, String> {
+fn splice_section(
+    doc: &str,
+    only: &str,
+    section: &str,
+    root: &Path,
+    no_run: bool,
+) -> Result<String, String> {
     let (_, heading) = SECTIONS
         .iter()
         .find(|(key, _)| *key == only)
@@ -175,9 +181,16 @@ fn splice_section(doc: &str, only: &str, section: &str, root: &Path) -> Result<S
         .find("\n## ")
         .map_or(doc.len(), |i| start + 1 + i + 1);
     let (title, body) = section.trim_end().split_once('\n').unwrap_or((section, ""));
+    let how = if no_run {
+        format!(
+            "rebuilt by `bench_report -- --only {only} --no-run` from the benches' last outputs"
+        )
+    } else {
+        format!("measured by `bench_report -- --only {only}`")
+    };
     let stamp = format!(
-        "*This section alone was measured by `bench_report -- --only {only}` at commit {}, {} UTC; \
-         the machine and toolchain are those of the table above.*",
+        "*This section alone was {how} at commit {}, {} UTC; the machine and toolchain are those \
+         of the table above.*",
         report::commit(root),
         outputs::first_line("date", &["-u", "+%Y-%m-%d %H:%M"])
     );
@@ -205,7 +218,7 @@ fn splice_section(doc: &str, only: &str, section: &str, root: &Path) -> Result<S
 
 /// The WhatsApp section: runs its benches (unless `no_run`), measures its
 /// allocations and renders it with the corpus profile.
-fn wa_section(target_dir: &Path, no_run: bool) -> Result<String, String> {
+fn wa_section(root: &Path, target_dir: &Path, no_run: bool) -> Result<String, String> {
     let since = SystemTime::now();
     if !no_run {
         report::run_bench("wa_criterion", &CRITERION_ARGS)?;
@@ -243,7 +256,7 @@ fn wa_section(target_dir: &Path, no_run: bool) -> Result<String, String> {
     }
     let m = Measured { ns, ir, alloc };
     let mut section = render_wa(&m)?;
-    profile_table(&mut section, target_dir);
+    profile_table(&mut section, root, target_dir);
     Ok(section)
 }
 
@@ -447,7 +460,7 @@ fn server_section(root: &Path) -> String {
 
 /// Where quarry's instructions go over the small-stanza corpus: the
 /// callgrind run of `quarry_reused/corpus`, per function.
-fn profile_table(md: &mut String, target_dir: &Path) {
+fn profile_table(md: &mut String, root: &Path, target_dir: &Path) {
     let out = callgrind_profile::callgrind_out(
         target_dir,
         "wa_iai",
@@ -459,11 +472,15 @@ fn profile_table(md: &mut String, target_dir: &Path) {
         md,
         "\n### Where the instructions go: the corpus\n\n\
          One callgrind run of `quarry_reused/corpus` (all {} stanzas, reused arena), \
-         instructions per function as `callgrind_annotate` attributes them (code inlined into a \
-         function counts for it), the functions with at least 1% of the total.\n",
-        quarry_benches::wa_corpus::STANZAS
+         instructions by where they were written: {}\n",
+        quarry_benches::wa_corpus::STANZAS,
+        callgrind_profile::SOURCE_TABLE_NOTE
     );
-    md.push_str(&callgrind_profile::markdown_table(&out));
+    md.push_str(&callgrind_profile::source_markdown_table(
+        &out,
+        root,
+        &["crates/quarry-wa/src", "crates/quarry-core/src"],
+    ));
 }
 
 /// The WhatsApp section.
@@ -735,7 +752,7 @@ mod tests {
     fn only_replaces_its_section_and_stamps_it() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let section = "## WhatsApp binary nodes: new\n\nnew wa\n\n### Encode\n\nnew encode\n";
-        let out = splice_section(DOC, "wa", section, &root).unwrap();
+        let out = splice_section(DOC, "wa", section, &root, false).unwrap();
         assert!(out.starts_with("# Benchmarks\n\nGenerated by"), "{out}");
         assert!(!out.contains("old"), "{out}");
         assert!(out.contains(
@@ -751,9 +768,18 @@ mod tests {
     #[test]
     fn only_replaces_the_last_section_before_the_commands() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let out =
-            splice_section(DOC, "protobuf", "## Protobuf: quarry-proto x\n\nP\n", &root).unwrap();
-        assert!(out.contains("nostr body\n\n## Protobuf: quarry-proto x\n\n*This section"));
+        let out = splice_section(
+            DOC,
+            "protobuf",
+            "## Protobuf: quarry-proto x\n\nP\n",
+            &root,
+            true,
+        )
+        .unwrap();
+        assert!(out.contains(
+            "nostr body\n\n## Protobuf: quarry-proto x\n\n*This section alone was rebuilt by \
+             `bench_report -- --only protobuf --no-run` from"
+        ));
         assert!(out.contains("*\n\nP\n\n## How to reproduce\n"));
         assert!(!out.contains("proto body"));
     }
@@ -761,7 +787,8 @@ mod tests {
     #[test]
     fn only_refuses_a_file_without_the_section() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let err = splice_section(DOC, "size", "## Protobuf: binary size\n", &root).unwrap_err();
+        let err =
+            splice_section(DOC, "size", "## Protobuf: binary size\n", &root, false).unwrap_err();
         assert!(err.contains("no section starting"), "{err}");
     }
 }

@@ -106,7 +106,7 @@ fn memory_held() -> (usize, usize, usize) {
 
 fn run() -> Result<(), String> {
     let no_run = std::env::args().any(|a| a == "--no-run");
-    let (_, target_dir) = outputs::workspace_dirs()?;
+    let (root, target_dir) = outputs::workspace_dirs()?;
     let since = SystemTime::now();
     if !no_run {
         report::run_bench("nostr_criterion", &report::CRITERION_ARGS)?;
@@ -227,7 +227,7 @@ fn run() -> Result<(), String> {
         );
     }
 
-    profile_table(&mut md, &target_dir);
+    profile_table(&mut md, &root, &target_dir);
     req_table(&mut md, &target_dir, &ir);
     encode_table(&mut md, &target_dir, &ir);
     message_encode_table(&mut md, &target_dir, &ir);
@@ -253,8 +253,8 @@ fn run() -> Result<(), String> {
 }
 
 /// Where quarry's instructions go over the corpus: the callgrind run of
-/// `quarry_noverify_reused/corpus`, per function.
-fn profile_table(md: &mut String, target_dir: &std::path::Path) {
+/// `quarry_noverify_reused/corpus`, by source function.
+fn profile_table(md: &mut String, root: &std::path::Path, target_dir: &std::path::Path) {
     let out = callgrind_profile::callgrind_out(
         target_dir,
         "nostr_iai",
@@ -266,10 +266,14 @@ fn profile_table(md: &mut String, target_dir: &std::path::Path) {
         md,
         "\n### Where the instructions go: the corpus, id check off\n\n\
          One callgrind run of `quarry_noverify_reused/corpus` (all 722 messages, reused arena), \
-         instructions per function as `callgrind_annotate` attributes them (code inlined into a \
-         function counts for it), the functions with at least 1% of the total.\n"
+         instructions by where they were written: {}\n",
+        callgrind_profile::SOURCE_TABLE_NOTE
     );
-    md.push_str(&callgrind_profile::markdown_table(&out));
+    md.push_str(&callgrind_profile::source_markdown_table(
+        &out,
+        root,
+        &["crates/quarry-nostr/src", "crates/quarry-core/src"],
+    ));
 }
 
 /// One decode of each client REQ shape: rust-nostr's
