@@ -44,8 +44,8 @@ use crate::values::{
     skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{
-    EGROUP, LEN, SGROUP, invalid_field_number, invalid_wire_type, read_fixed, read_len, read_tag,
-    read_varint, read_varint_word,
+    EGROUP, LEN, SGROUP, VARINT, invalid_field_number, invalid_wire_type, read_fixed, read_len,
+    read_tag, read_varint, read_varint_word,
 };
 
 /// Slots the scratch stack starts with; it doubles when full. Most messages
@@ -642,12 +642,21 @@ impl<'a> Dec<'a, '_> {
             self.items.take(n, start)?;
             self.alloc.charge_slice::<Slot<'a>>(n, start)?;
         }
-        // Each slot written once, into a buffer of the exact size.
-        let mut slots = ArenaVec::with_capacity_in(n, self.alloc.bump());
-        slots.extend(dense.iter().filter(|s| !s.is_absent()).copied());
-        slots.extend_from_slice(tail);
+        // A buffer of the exact size: the present dense slots, then the
+        // tail. (Each slot copied from memory to memory: built as a value,
+        // the enum is copied part by part.)
+        let slots = self.alloc.bump().alloc_slice_fill_copy(n, Slot::absent(0));
+        let Some((known, unknown)) = slots.split_at_mut_checked(present) else {
+            return Err(internal(start));
+        };
+        for (dst, slot) in known
+            .iter_mut()
+            .zip(dense.iter().filter(|s| !s.is_absent()))
+        {
+            *dst = *slot;
+        }
+        unknown.copy_from_slice(tail);
         self.scratch.truncate(base);
-        let slots = slots.into_bump_slice();
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
@@ -894,6 +903,9 @@ impl<'a> Dec<'a, '_> {
         };
         let known = match table.by_number.get(number as usize) {
             Some(&i) if i != 0 => Some(u32::from(i).saturating_sub(1)),
+            // Past the last field (a field a newer schema appended): no
+            // search.
+            _ if table.fields.last().is_none_or(|f| number > f.number) => None,
             _ if number != 0 => table.field_index(number),
             _ => None,
         };
@@ -1124,6 +1136,12 @@ impl<'a> Dec<'a, '_> {
             return Err(too_deep(at, self.max_depth));
         }
         let value = match wt {
+            // A one-byte varint (a flag, a small count or enum value).
+            VARINT if *pos < end && buf.get(*pos).is_some_and(|&b| b < 0x80) => {
+                let s = *pos;
+                *pos = next_byte(s);
+                span(buf, s, *pos)?
+            }
             LEN => {
                 let (s, e) = read_len(buf, pos, end)?;
                 span(buf, s, e)?
