@@ -17,7 +17,8 @@
 //! input order).
 //!
 //! What canonical encoders do not write is read in place too. Two members
-//! of one oneof: the displaced one is dropped when the message ends. An
+//! of one oneof: a member read right after another drops its slot as it
+//! is stored, and members apart are sorted out when the message ends. An
 //! unknown field or an unlisted closed-enum value in a dense record: it
 //! is kept after the record's fields, which are copied out with it when
 //! the message ends. A singular message field met more than once: its
@@ -392,7 +393,7 @@ impl<'a> Dec<'a, '_> {
                     next_byte(at),
                 ),
                 None => {
-                    let g = self.general_field(table, at, end, self.depth)?;
+                    let g = self.general_field(table, msg.base, at, end, self.depth)?;
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
                         if DENSE {
@@ -871,6 +872,7 @@ impl<'a> Dec<'a, '_> {
     fn general_field(
         &mut self,
         table: &'static MessageTable,
+        base: usize,
         at: usize,
         end: usize,
         depth: u32,
@@ -880,7 +882,7 @@ impl<'a> Dec<'a, '_> {
         if let Some(g) = two_byte_tag(table, self.buf, at, end) {
             return Ok(g);
         }
-        self.general_slow(table, at, end, depth)
+        self.general_slow(table, base, at, end, depth)
     }
 
     /// [`general_field`](Self::general_field) past the two-byte case.
@@ -888,6 +890,7 @@ impl<'a> Dec<'a, '_> {
     fn general_slow(
         &mut self,
         table: &'static MessageTable,
+        base: usize,
         at: usize,
         end: usize,
         depth: u32,
@@ -932,7 +935,7 @@ impl<'a> Dec<'a, '_> {
         let op = f.op;
         if op & 7 != wt || op >> 3 == op::RARE {
             let (pos, flags) =
-                self.rare_known(table, f, fi, number, wt, at, after_tag, end, depth)?;
+                self.rare_known(table, f, fi, number, wt, base, at, after_tag, end, depth)?;
             return Ok(General {
                 fi,
                 number,
@@ -966,6 +969,7 @@ impl<'a> Dec<'a, '_> {
         fi: u32,
         number: u32,
         wt: u8,
+        base: usize,
         at: usize,
         mut pos: usize,
         end: usize,
@@ -1014,7 +1018,11 @@ impl<'a> Dec<'a, '_> {
                 };
                 let slots = self.child(f, at, s, e)?;
                 if self.signal != 0 {
-                    let (slot, marks) = self.signalled(fi, at, slots)?;
+                    let (mut slot, marks) = self.signalled(fi, at, slots)?;
+                    if f.oneof != 0 && self.displace_last(table, f, fi, base) {
+                        flags &= !step::ONEOF;
+                        slot = slot.with_reset();
+                    }
                     self.push(slot, at)?;
                     if marks & Msg::GATHER != 0 {
                         flags |= step::GATHER;
@@ -1050,8 +1058,48 @@ impl<'a> Dec<'a, '_> {
                 Val::Scalar(v)
             }
         };
-        self.store::<false>(&mut [], fi, val, at)?;
+        let mut slot = Slot::new(fi, val);
+        if f.oneof != 0 && self.displace_last(table, f, fi, base) {
+            // One member replaced another: the count of members read
+            // stays, and no gather is needed for it.
+            flags &= !step::ONEOF;
+            slot = slot.with_reset();
+        }
+        self.push(slot, at)?;
         Ok((pos, flags))
+    }
+
+    /// Drop the slot the message whose slots start at `base` read last if
+    /// it holds another member of the oneof of `f` (index `fi`), which the
+    /// member about to be stored displaces: the common case of a oneof
+    /// written twice costs the one slot, not the gather's walk over the
+    /// message (see [`drop_displaced`](Self::drop_displaced), which handles
+    /// the rest: members apart, or a member met twice). True if it was
+    /// dropped; the caller marks its member's slot as [`Slot::with_reset`]
+    /// does.
+    #[inline]
+    fn displace_last(
+        &mut self,
+        table: &MessageTable,
+        f: &FieldTable,
+        fi: u32,
+        base: usize,
+    ) -> bool {
+        if self.scratch.len() <= base {
+            return false;
+        }
+        let displaced = self.scratch.last().is_some_and(|last| {
+            let other = last.field();
+            other != fi
+                && table
+                    .fields
+                    .get(other as usize)
+                    .is_some_and(|o| o.oneof == f.oneof)
+        });
+        if displaced {
+            self.scratch.pop();
+        }
+        displaced
     }
 
     /// Push one slot on the scratch (items are counted when its message
