@@ -1470,6 +1470,14 @@ impl<'a> Dec<'a, '_> {
                 Some(f) if !(f.kind.is_message() && run.len() > 1) => {
                     run.last().copied().unwrap_or(first)
                 }
+                Some(f) if mergeable_now(self.schema, f, run.iter()) => {
+                    // Occurrences of a narrow message of scalars: merged
+                    // here, with nothing left pending.
+                    Slot::new(
+                        fi,
+                        Val::Msg(crate::merge::merge_now(alloc, run.iter(), at)?),
+                    )
+                }
                 _ => {
                     // Unknown fields, kept in input order, and the
                     // occurrences of a singular message field.
@@ -1536,7 +1544,15 @@ impl<'a> Dec<'a, '_> {
                 let Some(f) = table.fields.get(fi as usize) else {
                     return Err(internal(at));
                 };
-                if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
+                if !f.is_repeated()
+                    && f.kind.is_message()
+                    && stop.saturating_sub(k) > 1
+                    && !mergeable_now(
+                        self.schema,
+                        f,
+                        (k..stop).filter_map(|j| pending.get(index(j))),
+                    )
+                {
                     // Occurrences to merge, kept side by side (see
                     // `merge.rs`).
                     out_len = out_len.saturating_add(stop.saturating_sub(k).saturating_sub(1));
@@ -1584,6 +1600,23 @@ impl<'a> Dec<'a, '_> {
                         val => Slot::new(fi, val),
                     });
                 }
+                Some(f)
+                    if f.kind.is_message()
+                        && stop.saturating_sub(k) > 1
+                        && mergeable_now(
+                            self.schema,
+                            f,
+                            (k..stop).filter_map(|j| pending.get(index(j))),
+                        ) =>
+                {
+                    // Occurrences of a narrow message of scalars: merged
+                    // here, with nothing left pending.
+                    let run = (k..stop).filter_map(|j| pending.get(index(j)));
+                    out.push(Slot::new(
+                        fi,
+                        Val::Msg(crate::merge::merge_now(alloc, run, at)?),
+                    ));
+                }
                 Some(f) if f.kind.is_message() && stop.saturating_sub(k) > 1 => {
                     for j in k..stop {
                         let Some(slot) = pending.get(index(j)) else {
@@ -1616,6 +1649,19 @@ impl<'a> Dec<'a, '_> {
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
+}
+
+/// [`merge::mergeable_now`](crate::merge::mergeable_now) for the
+/// occurrences `run` of message field `f`.
+fn mergeable_now<'r, 'a: 'r>(
+    schema: &'static Schema,
+    f: &FieldTable,
+    run: impl Iterator<Item = &'r Slot<'a>>,
+) -> bool {
+    schema
+        .messages
+        .get(f.sub as usize)
+        .is_some_and(|sub| crate::merge::mergeable_now(sub, run))
 }
 
 /// The slots of `scratch` pending for the message whose first is at
