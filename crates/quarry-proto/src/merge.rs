@@ -12,7 +12,9 @@
 //! top: occurrences nested in occurrences are gathered into one list and
 //! merged in one step, so every slot is copied at most once whatever the
 //! nesting, and the work stays in proportion to the records on the pending
-//! paths.
+//! paths. Occurrences with nothing below them to merge (dense records of a
+//! narrow message without message fields) are merged as soon as their
+//! parent is gathered instead ([`merge_now`]), and nothing stays pending.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
 // can panic on them.
 #![deny(
@@ -57,6 +59,44 @@ struct Merger<'s, 'a> {
     at: usize,
     /// Levels of [`Merger::merge`] on the stack.
     depth: Cell<u32>,
+}
+
+/// True if the occurrences `run` (their slots in input order) of a
+/// singular message field of type `table` can be merged as soon as their
+/// parent ends ([`merge_now`]): each a dense record of a table without
+/// message fields (so nothing below them is left to merge, and a dense
+/// table has no repeated field, oneof or unknown slot), none marked.
+pub(crate) fn mergeable_now<'r, 'a: 'r>(
+    table: &MessageTable,
+    mut run: impl Iterator<Item = &'r Slot<'a>>,
+) -> bool {
+    table.dense
+        && !table.fields.iter().any(|f| f.kind.is_message())
+        && run.all(|s| {
+            !s.is_pending() && !s.is_reset() && s.as_msg().is_some_and(|r| dense_record(table, r))
+        })
+}
+
+/// The occurrences `run` of a singular message field that
+/// [`mergeable_now`] accepts, merged into one dense record: each field's
+/// last occurrence wins. The copy is one record's slots, which the merge
+/// when the root ends would write as well, so the arena bound holds.
+pub(crate) fn merge_now<'r, 'a: 'r>(
+    alloc: &BoundedAlloc<'a>,
+    mut run: impl Iterator<Item = &'r Slot<'a>>,
+    at: usize,
+) -> Result<&'a [Slot<'a>], DecodeError> {
+    let first = run.next().and_then(Slot::as_msg).unwrap_or(&[]);
+    let out = alloc.alloc_slice_copy(first, at)?;
+    for rec in run.filter_map(Slot::as_msg) {
+        for (o, s) in out.iter_mut().zip(rec) {
+            if !s.is_absent() {
+                *o = *s;
+            }
+        }
+    }
+    debug_assert!(record::in_reader_order(out));
+    Ok(out)
 }
 
 /// True if `slots` is a dense record of `table`: slot `i` holds field `i`,

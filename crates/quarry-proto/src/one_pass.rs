@@ -17,7 +17,8 @@
 //! input order).
 //!
 //! What canonical encoders do not write is read in place too. Two members
-//! of one oneof: the displaced one is dropped when the message ends. An
+//! of one oneof: a member read right after another drops its slot as it
+//! is stored, and members apart are sorted out when the message ends. An
 //! unknown field or an unlisted closed-enum value in a dense record: it
 //! is kept after the record's fields, which are copied out with it when
 //! the message ends. A singular message field met more than once: its
@@ -44,8 +45,8 @@ use crate::values::{
     skip_plain, span, too_deep, wrong_wire_type,
 };
 use crate::wire::{
-    EGROUP, LEN, SGROUP, invalid_field_number, invalid_wire_type, read_fixed, read_len, read_tag,
-    read_varint, read_varint_word,
+    EGROUP, LEN, SGROUP, VARINT, invalid_field_number, invalid_wire_type, read_fixed, read_len,
+    read_tag, read_varint, read_varint_word,
 };
 
 /// Slots the scratch stack starts with; it doubles when full. Most messages
@@ -392,7 +393,7 @@ impl<'a> Dec<'a, '_> {
                     next_byte(at),
                 ),
                 None => {
-                    let g = self.general_field(table, at, end, self.depth)?;
+                    let g = self.general_field(table, msg.base, at, end, self.depth)?;
                     if g.reader == op::RARE {
                         // Read already (see `general_field`).
                         if DENSE {
@@ -642,12 +643,21 @@ impl<'a> Dec<'a, '_> {
             self.items.take(n, start)?;
             self.alloc.charge_slice::<Slot<'a>>(n, start)?;
         }
-        // Each slot written once, into a buffer of the exact size.
-        let mut slots = ArenaVec::with_capacity_in(n, self.alloc.bump());
-        slots.extend(dense.iter().filter(|s| !s.is_absent()).copied());
-        slots.extend_from_slice(tail);
+        // A buffer of the exact size: the present dense slots, then the
+        // tail. (Each slot copied from memory to memory: built as a value,
+        // the enum is copied part by part.)
+        let slots = self.alloc.bump().alloc_slice_fill_copy(n, Slot::absent(0));
+        let Some((known, unknown)) = slots.split_at_mut_checked(present) else {
+            return Err(internal(start));
+        };
+        for (dst, slot) in known
+            .iter_mut()
+            .zip(dense.iter().filter(|s| !s.is_absent()))
+        {
+            *dst = *slot;
+        }
+        unknown.copy_from_slice(tail);
         self.scratch.truncate(base);
-        let slots = slots.into_bump_slice();
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
@@ -862,6 +872,7 @@ impl<'a> Dec<'a, '_> {
     fn general_field(
         &mut self,
         table: &'static MessageTable,
+        base: usize,
         at: usize,
         end: usize,
         depth: u32,
@@ -871,7 +882,7 @@ impl<'a> Dec<'a, '_> {
         if let Some(g) = two_byte_tag(table, self.buf, at, end) {
             return Ok(g);
         }
-        self.general_slow(table, at, end, depth)
+        self.general_slow(table, base, at, end, depth)
     }
 
     /// [`general_field`](Self::general_field) past the two-byte case.
@@ -879,6 +890,7 @@ impl<'a> Dec<'a, '_> {
     fn general_slow(
         &mut self,
         table: &'static MessageTable,
+        base: usize,
         at: usize,
         end: usize,
         depth: u32,
@@ -894,6 +906,9 @@ impl<'a> Dec<'a, '_> {
         };
         let known = match table.by_number.get(number as usize) {
             Some(&i) if i != 0 => Some(u32::from(i).saturating_sub(1)),
+            // Past the last field (a field a newer schema appended): no
+            // search.
+            _ if table.fields.last().is_none_or(|f| number > f.number) => None,
             _ if number != 0 => table.field_index(number),
             _ => None,
         };
@@ -920,7 +935,7 @@ impl<'a> Dec<'a, '_> {
         let op = f.op;
         if op & 7 != wt || op >> 3 == op::RARE {
             let (pos, flags) =
-                self.rare_known(table, f, fi, number, wt, at, after_tag, end, depth)?;
+                self.rare_known(table, f, fi, number, wt, base, at, after_tag, end, depth)?;
             return Ok(General {
                 fi,
                 number,
@@ -954,6 +969,7 @@ impl<'a> Dec<'a, '_> {
         fi: u32,
         number: u32,
         wt: u8,
+        base: usize,
         at: usize,
         mut pos: usize,
         end: usize,
@@ -1002,7 +1018,11 @@ impl<'a> Dec<'a, '_> {
                 };
                 let slots = self.child(f, at, s, e)?;
                 if self.signal != 0 {
-                    let (slot, marks) = self.signalled(fi, at, slots)?;
+                    let (mut slot, marks) = self.signalled(fi, at, slots)?;
+                    if f.oneof != 0 && self.displace_last(table, f, fi, base) {
+                        flags &= !step::ONEOF;
+                        slot = slot.with_reset();
+                    }
                     self.push(slot, at)?;
                     if marks & Msg::GATHER != 0 {
                         flags |= step::GATHER;
@@ -1038,8 +1058,48 @@ impl<'a> Dec<'a, '_> {
                 Val::Scalar(v)
             }
         };
-        self.store::<false>(&mut [], fi, val, at)?;
+        let mut slot = Slot::new(fi, val);
+        if f.oneof != 0 && self.displace_last(table, f, fi, base) {
+            // One member replaced another: the count of members read
+            // stays, and no gather is needed for it.
+            flags &= !step::ONEOF;
+            slot = slot.with_reset();
+        }
+        self.push(slot, at)?;
         Ok((pos, flags))
+    }
+
+    /// Drop the slot the message whose slots start at `base` read last if
+    /// it holds another member of the oneof of `f` (index `fi`), which the
+    /// member about to be stored displaces: the common case of a oneof
+    /// written twice costs the one slot, not the gather's walk over the
+    /// message (see [`drop_displaced`](Self::drop_displaced), which handles
+    /// the rest: members apart, or a member met twice). True if it was
+    /// dropped; the caller marks its member's slot as [`Slot::with_reset`]
+    /// does.
+    #[inline]
+    fn displace_last(
+        &mut self,
+        table: &MessageTable,
+        f: &FieldTable,
+        fi: u32,
+        base: usize,
+    ) -> bool {
+        if self.scratch.len() <= base {
+            return false;
+        }
+        let displaced = self.scratch.last().is_some_and(|last| {
+            let other = last.field();
+            other != fi
+                && table
+                    .fields
+                    .get(other as usize)
+                    .is_some_and(|o| o.oneof == f.oneof)
+        });
+        if displaced {
+            self.scratch.pop();
+        }
+        displaced
     }
 
     /// Push one slot on the scratch (items are counted when its message
@@ -1124,6 +1184,12 @@ impl<'a> Dec<'a, '_> {
             return Err(too_deep(at, self.max_depth));
         }
         let value = match wt {
+            // A one-byte varint (a flag, a small count or enum value).
+            VARINT if *pos < end && buf.get(*pos).is_some_and(|&b| b < 0x80) => {
+                let s = *pos;
+                *pos = next_byte(s);
+                span(buf, s, *pos)?
+            }
             LEN => {
                 let (s, e) = read_len(buf, pos, end)?;
                 span(buf, s, e)?
@@ -1404,6 +1470,14 @@ impl<'a> Dec<'a, '_> {
                 Some(f) if !(f.kind.is_message() && run.len() > 1) => {
                     run.last().copied().unwrap_or(first)
                 }
+                Some(f) if mergeable_now(self.schema, f, run.iter()) => {
+                    // Occurrences of a narrow message of scalars: merged
+                    // here, with nothing left pending.
+                    Slot::new(
+                        fi,
+                        Val::Msg(crate::merge::merge_now(alloc, run.iter(), at)?),
+                    )
+                }
                 _ => {
                     // Unknown fields, kept in input order, and the
                     // occurrences of a singular message field.
@@ -1470,7 +1544,15 @@ impl<'a> Dec<'a, '_> {
                 let Some(f) = table.fields.get(fi as usize) else {
                     return Err(internal(at));
                 };
-                if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
+                if !f.is_repeated()
+                    && f.kind.is_message()
+                    && stop.saturating_sub(k) > 1
+                    && !mergeable_now(
+                        self.schema,
+                        f,
+                        (k..stop).filter_map(|j| pending.get(index(j))),
+                    )
+                {
                     // Occurrences to merge, kept side by side (see
                     // `merge.rs`).
                     out_len = out_len.saturating_add(stop.saturating_sub(k).saturating_sub(1));
@@ -1518,6 +1600,23 @@ impl<'a> Dec<'a, '_> {
                         val => Slot::new(fi, val),
                     });
                 }
+                Some(f)
+                    if f.kind.is_message()
+                        && stop.saturating_sub(k) > 1
+                        && mergeable_now(
+                            self.schema,
+                            f,
+                            (k..stop).filter_map(|j| pending.get(index(j))),
+                        ) =>
+                {
+                    // Occurrences of a narrow message of scalars: merged
+                    // here, with nothing left pending.
+                    let run = (k..stop).filter_map(|j| pending.get(index(j)));
+                    out.push(Slot::new(
+                        fi,
+                        Val::Msg(crate::merge::merge_now(alloc, run, at)?),
+                    ));
+                }
                 Some(f) if f.kind.is_message() && stop.saturating_sub(k) > 1 => {
                     for j in k..stop {
                         let Some(slot) = pending.get(index(j)) else {
@@ -1550,6 +1649,19 @@ impl<'a> Dec<'a, '_> {
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
+}
+
+/// [`merge::mergeable_now`](crate::merge::mergeable_now) for the
+/// occurrences `run` of message field `f`.
+fn mergeable_now<'r, 'a: 'r>(
+    schema: &'static Schema,
+    f: &FieldTable,
+    run: impl Iterator<Item = &'r Slot<'a>>,
+) -> bool {
+    schema
+        .messages
+        .get(f.sub as usize)
+        .is_some_and(|sub| crate::merge::mergeable_now(sub, run))
 }
 
 /// The slots of `scratch` pending for the message whose first is at
