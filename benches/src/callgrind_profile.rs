@@ -69,7 +69,7 @@ pub const SOURCE_TABLE_NOTE: &str = "each line of quarry's own source counts for
 /// Where the instructions of `out` were written in the source: a line of
 /// the project's files under `dirs` (relative to `root`) counts for the
 /// `fn` whose body holds it, so a function inlined into another counts for
-/// itself (`decode.rs: read_jid`); code from the standard library counts
+/// itself (`quarry-wa/decode.rs: read_jid`); code from the standard library counts
 /// for its module (`core::num (inlined)`), code of other crates for the
 /// crate (`bumpalo (inlined)`), and code without source lines for its
 /// function (`memcpy`). The total is the run's.
@@ -214,7 +214,14 @@ pub fn parse_source_annotate(
 ) -> Result<Profile, String> {
     let mut total = None;
     let mut per: BTreeMap<String, u64> = BTreeMap::new();
-    let short = |file: &str| file.rsplit('/').next().unwrap_or(file).to_string();
+    // `crates/quarry-wa/src/decode.rs` -> `quarry-wa/decode.rs`.
+    let short = |file: &str| {
+        let mut parts = file.rsplit('/').filter(|p| *p != "src");
+        let name = parts.next().unwrap_or(file);
+        parts
+            .next()
+            .map_or_else(|| name.to_string(), |dir| format!("{dir}/{name}"))
+    };
     let items: BTreeMap<&str, Vec<Option<&str>>> = sources
         .iter()
         .map(|(f, text)| (f.as_str(), enclosing_items(text)))
@@ -328,7 +335,7 @@ fn second() {
 const AFTER: u8 = 0;
 ";
 
-    /// Trimmed from callgrind_annotate 3.19 output with `src/lib.rs`
+    /// Trimmed from callgrind_annotate 3.19 output with `demo/src/lib.rs`
     /// annotated, `--context=0`.
     const ANNOTATE: &str = "\
 --------------------------------------------------------------------------------
@@ -339,7 +346,7 @@ Ir
 --------------------------------------------------------------------------------
 Ir                file:function
 --------------------------------------------------------------------------------
-  600 (60.00%)  src/lib.rs:demo::second [/t/bench-1]
+  600 (60.00%)  demo/src/lib.rs:demo::second [/t/bench-1]
   150 (15.00%)  /rustc/5980/library/core/src/num/uint_macros.rs:demo::second
    70 ( 7.00%)  /rustc/5980/library/core/src/../../stdarch/crates/core_arch/src/x86/sse2.rs:demo::first
    60 ( 6.00%)  /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/bumpalo-3.20.4/src/lib.rs:demo::first
@@ -347,7 +354,7 @@ Ir                file:function
    80 ( 8.00%)  ???:memcpy [/usr/lib/libc.so.6]
 
 --------------------------------------------------------------------------------
--- User-annotated source: src/lib.rs
+-- User-annotated source: demo/src/lib.rs
 --------------------------------------------------------------------------------
 Ir
 
@@ -356,7 +363,7 @@ Ir
 -- line 4 ----------------------------------------
 -- line 8 ----------------------------------------
   300 (30.00%)      let f = |x: u8| x;
-  500 (50.00%)  => src/lib.rs:demo::first (10x)
+  500 (50.00%)  => demo/src/lib.rs:demo::first (10x)
 -- line 8 ----------------------------------------
 -- line 10 ----------------------------------------
   150 (15.00%)          () => {};
@@ -365,7 +372,7 @@ Ir
    50 ( 5.00%)      f(1);
 -- line 12 ----------------------------------------
 
-   50 ( 5.00%)  <counts for unidentified lines in src/lib.rs>
+   50 ( 5.00%)  <counts for unidentified lines in demo/src/lib.rs>
 
 --------------------------------------------------------------------------------
 Ir
@@ -387,20 +394,20 @@ Ir
 
     #[test]
     fn lines_count_for_their_function_and_libraries_for_their_module() {
-        let sources = BTreeMap::from([("src/lib.rs".to_string(), SOURCE.to_string())]);
+        let sources = BTreeMap::from([("demo/src/lib.rs".to_string(), SOURCE.to_string())]);
         let p = parse_source_annotate(ANNOTATE, &sources).unwrap();
         assert_eq!(p.total, 1000);
         assert_eq!(
             p.functions,
             vec![
-                ("lib.rs: second".to_string(), 350),
+                ("demo/lib.rs: second".to_string(), 350),
                 ("core::num (inlined)".to_string(), 150),
-                ("lib.rs: twice".to_string(), 150),
-                ("lib.rs: first".to_string(), 100),
+                ("demo/lib.rs: twice".to_string(), 150),
+                ("demo/lib.rs: first".to_string(), 100),
                 ("memcpy".to_string(), 80),
                 ("core::arch (inlined)".to_string(), 70),
                 ("bumpalo (inlined)".to_string(), 60),
-                ("lib.rs (no line)".to_string(), 50),
+                ("demo/lib.rs (no line)".to_string(), 50),
                 ("bench::decode".to_string(), 40),
             ]
         );
