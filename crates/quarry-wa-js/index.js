@@ -9,7 +9,7 @@
 import { inflate, inflateSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { wasm, TOKENS } from './wasm.js';
-import { decodeJs } from './decode-js.js';
+import { decodeJs, scanJs, LazyNode } from './decode-js.js';
 import { decodeWasm } from './decode-wasm.js';
 
 export { TOKENS };
@@ -116,6 +116,75 @@ export function decodeNode(frame) {
     throw inflateError(e);
   }
   return decodeDecompressedBinaryNode(inflated);
+}
+
+// ---------------------------------------------------------- lazy decode
+
+/**
+ * A view of a node the WebAssembly decoder built: the interface of
+ * LazyNode over a BinaryNode that is already whole.
+ */
+class NodeView {
+  /** @param {import('./index.d.ts').BinaryNode} node */
+  constructor(node) {
+    this._node = node;
+    this._content = null;
+  }
+
+  get tag() {
+    return this._node.tag;
+  }
+
+  attr(key) {
+    const attrs = this._node.attrs;
+    return Object.hasOwn(attrs, key) ? attrs[key] : undefined;
+  }
+
+  get attrs() {
+    return this._node.attrs;
+  }
+
+  get content() {
+    const content = this._node.content;
+    if (!Array.isArray(content)) return content;
+    return (this._content ??= content.map((c) => new NodeView(c)));
+  }
+
+  toBinaryNode() {
+    return this._node;
+  }
+}
+
+/**
+ * Decode node bytes (no flags byte, already inflated) into a view that
+ * reads the tag, attributes and content from `buf` when they are asked
+ * for. The whole input is checked first, without making its strings:
+ * malformed input throws here, with the eager decoder's message and
+ * offset. The view holds `buf`.
+ * @param {Uint8Array} buf
+ */
+export function decodeDecompressedBinaryNodeLazy(buf) {
+  const b = asBuffer(buf);
+  if (b.length <= JS_MAX_BYTES && scanJs(b)) return new LazyNode(b, 0, 0);
+  return new NodeView(decodeWasm(b));
+}
+
+/**
+ * {@link decodeBinaryNode}, returning a view as
+ * {@link decodeDecompressedBinaryNodeLazy} does.
+ * @param {Uint8Array} frame
+ */
+export async function decodeBinaryNodeLazy(frame) {
+  const b = body(frame);
+  const rest = b.subarray(1);
+  if (!(2 & b[0])) return decodeDecompressedBinaryNodeLazy(rest);
+  let inflated;
+  try {
+    inflated = await inflateAsync(rest, INFLATE_OPTIONS);
+  } catch (e) {
+    throw inflateError(e);
+  }
+  return decodeDecompressedBinaryNodeLazy(inflated);
 }
 
 // ---------------------------------------------------------------- encode
