@@ -833,7 +833,7 @@ function skipNode() {
     p += 3;
   }
   skipItem(src[p++]);
-  for (let n = size - 1 - (size & 1); n > 0; n--) skipItem(src[p++]);
+  for (let n = 2 * ((size - 1) >> 1); n > 0; n--) skipItem(src[p++]);
   if ((size & 1) === 0) {
     const b = src[p++];
     if (b === LIST_8 || b === LIST_16) {
