@@ -4,6 +4,9 @@
 // what that decoder leaves, malformed input among it, goes to quarry-wa in
 // WebAssembly (decode-wasm.js), which reads every form and names the byte
 // offset of every error.
+// Lazy decode: the input is checked in JavaScript without making strings
+// (decode-js.js, scanJs), then read on access (LazyNode); what that check
+// does not accept takes the eager path.
 // Encode: written here, straight into one reused byte buffer.
 
 import { inflate, inflateSync } from 'node:zlib';

@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import {
   decodeDecompressedBinaryNode as eager,
   decodeDecompressedBinaryNodeLazy as lazy,
@@ -175,4 +176,38 @@ test('lazy: frames, with the flags byte and zlib, as the eager decoder reads the
   }
   await assert.rejects(decodeBinaryNodeLazy(Buffer.from([2, 1, 2, 3])), /at byte 1/);
   await assert.rejects(decodeBinaryNodeLazy(Buffer.alloc(0)), /at byte 0/);
+});
+
+test('lazy: a million decodes and reads in a loop hold a flat JavaScript heap', () => {
+  // In a child process with `--expose-gc` (as in decode.test.mjs): what
+  // stays after a full collection is what the package keeps once the
+  // views are gone.
+  const script = `
+    import { decodeDecompressedBinaryNodeLazy as lazy } from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};
+    // <message type="enc"><enc/></message>: LIST_8 4, token 19 (message),
+    // key 4 (type), value 29 (enc), a child list of 1, LIST_8 1 token 29.
+    const stanza = Buffer.from([0xf8, 4, 19, 4, 29, 0xf8, 1, 0xf8, 1, 29]);
+    let sink = 0;
+    const samples = [];
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 100_000; i++) {
+        const v = lazy(stanza);
+        sink += v.tag.length + v.attr('type').length + v.content[0].tag.length;
+        if (i % 16 === 0) sink += v.toBinaryNode().content.length;
+      }
+      globalThis.gc();
+      samples.push(process.memoryUsage().heapUsed);
+    }
+    process.stdout.write(JSON.stringify({ sink, samples }));
+  `;
+  const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const { sink, samples } = JSON.parse(out);
+  assert.ok(sink > 0);
+  assert.equal(samples.length, 10);
+  // A leak of even 4 bytes per decode would be 3.6 MB over the last
+  // 900,000; allow 1 MB of heap noise.
+  for (const heap of samples) assert.ok(heap - samples[0] < 1 << 20, `heap grew from ${samples[0]} to ${heap}`);
 });
