@@ -669,3 +669,322 @@ export function decodeJs(b) {
   src = NONE;
   return root;
 }
+
+// ------------------------------------------------------------ lazy views
+//
+// scanJs accepts exactly the input decodeJs reads (it follows node() step
+// by step) but makes no strings and no objects. A LazyNode then reads its
+// node from the input on access, knowing the input well-formed.
+
+/** The text at `p` whose first byte `b` was just read, checked and
+ * skipped as text() reads it: -1 where text() gives null, 0 where it
+ * gives '', 1 otherwise. */
+function scanText(b) {
+  if (b > LIST_EMPTY && b < DICTIONARY_0) return TOKENS[b] === '' ? 0 : 1;
+  if (b <= DICTIONARY_3) {
+    if (b === LIST_EMPTY || p >= end) return -1;
+    return TOKENS[DICTIONARY_0 + ((b - DICTIONARY_0) << 8) + src[p++]] === '' ? 0 : 1;
+  }
+  switch (b) {
+    case BINARY_8:
+    case BINARY_20:
+    case BINARY_32: {
+      const len = binaryLength(b);
+      if (len < 0 || len > end - p) return -1;
+      const stop = p + len;
+      let high = 0;
+      for (let i = p; i < stop; i++) high |= src[i];
+      if (high >= 128 && !isUtf8(src.subarray(p, stop))) return -1;
+      p = stop;
+      return len === 0 ? 0 : 1;
+    }
+    case NIBBLE_8:
+    case HEX_8: {
+      if (p >= end) return -1;
+      const n = src[p++] & 127;
+      if (n > end - p) return -1;
+      if (n === 0) return 0;
+      if (b === NIBBLE_8) {
+        let invalid = 0;
+        for (let i = p, stop = p + n; i < stop; i++) invalid |= NIBBLE_BAD[src[i]];
+        if (invalid !== 0) return -1;
+      }
+      p += n;
+      return 1;
+    }
+  }
+  return -1;
+}
+
+/** jidUser(), checked and skipped: as scanText. */
+function scanJidUser() {
+  if (p >= end) return -1;
+  const b = src[p++];
+  if ((b === NIBBLE_8 || b === HEX_8) && p < end && (src[p] & 127) === 0) return -1;
+  return scanText(b);
+}
+
+/** value(), checked and skipped: false where value() gives null. */
+function scanValue(b) {
+  if (b >= LIST_EMPTY && b < DICTIONARY_0) return true;
+  if (b === JID_PAIR) {
+    if (p < end && src[p] === LIST_EMPTY) p++;
+    else if (scanJidUser() < 0) return false;
+    if (p >= end) return false;
+    const s = src[p++];
+    if (TOKEN_SERVER[s] !== null) return true;
+    const name = s < DICTIONARY_0 ? null : text(s);
+    return name !== null && SERVER_BY_NAME.has(name);
+  }
+  if (b === AD_JID) {
+    if (end - p < 2) return false;
+    const server = AD_SERVER[src[p]];
+    p += 2;
+    return scanJidUser() > 0 && server !== null;
+  }
+  return scanText(b) >= 0;
+}
+
+/** node(), checked and skipped: false where node() gives null. */
+function scanNode(depth) {
+  if (depth > MAX_DEPTH || end - p < 3) return false;
+  let size = src[p + 1];
+  if (src[p] === LIST_8) p += 2;
+  else if (src[p] === LIST_16) {
+    size = (size << 8) | src[p + 2];
+    p += 3;
+  } else return false;
+  if (size === 0 || p >= end) return false;
+  if (scanText(src[p++]) < 0) return false;
+  for (let n = (size - 1) >> 1; n > 0; n--) {
+    if (end - p < 2) return false;
+    if (scanText(src[p++]) < 0 || p >= end) return false;
+    if (!scanValue(src[p++])) return false;
+  }
+  if ((size & 1) === 0) {
+    if (p >= end) return false;
+    const b = src[p++];
+    if (b === LIST_8 || b === LIST_16) {
+      let n;
+      if (b === LIST_8) {
+        if (p >= end) return false;
+        n = src[p++];
+      } else {
+        if (end - p < 2) return false;
+        n = (src[p] << 8) | src[p + 1];
+        p += 2;
+      }
+      if (3 * n > end - p - promised) return false;
+      promised += 3 * n;
+      for (let i = 0; i < n; i++) {
+        promised -= 3;
+        if (!scanNode(depth + 1)) return false;
+      }
+    } else if (b === BINARY_8 || b === BINARY_20 || b === BINARY_32) {
+      const len = binaryLength(b);
+      if (len < 0 || len > end - p) return false;
+      p += len;
+    } else if (b !== LIST_EMPTY && scanText(b) < 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether decodeJs(b) returns a node (rather than null), found without
+ * making any string or object.
+ * @param {Buffer} b
+ */
+export function scanJs(b) {
+  src = b;
+  p = 0;
+  end = b.length;
+  promised = 0;
+  const ok = scanNode(0) && p === end;
+  src = NONE;
+  return ok;
+}
+
+// Skipping what scanJs accepted: an item (text, attribute value) whose
+// first byte `b` was just read, and a whole node.
+function skipItem(b) {
+  if (b < DICTIONARY_0) return;
+  if (b <= DICTIONARY_3) p++;
+  else if (b === BINARY_8 || b === BINARY_20 || b === BINARY_32) {
+    // binaryLength moves p past the length first.
+    const len = binaryLength(b);
+    p += len;
+  }
+  else if (b === NIBBLE_8 || b === HEX_8) p += 1 + (src[p] & 127);
+  else if (b === JID_PAIR) {
+    if (src[p] === LIST_EMPTY) p++;
+    else skipItem(src[p++]);
+    skipItem(src[p++]);
+  } else if (b === AD_JID) {
+    p += 2;
+    skipItem(src[p++]);
+  }
+}
+
+function skipNode() {
+  let size = src[p + 1];
+  if (src[p] === LIST_8) p += 2;
+  else {
+    size = (size << 8) | src[p + 2];
+    p += 3;
+  }
+  skipItem(src[p++]);
+  for (let n = 2 * ((size - 1) >> 1); n > 0; n--) skipItem(src[p++]);
+  if ((size & 1) === 0) {
+    const b = src[p++];
+    if (b === LIST_8 || b === LIST_16) {
+      let n;
+      if (b === LIST_8) n = src[p++];
+      else {
+        n = (src[p] << 8) | src[p + 1];
+        p += 2;
+      }
+      for (let i = 0; i < n; i++) skipNode();
+    } else skipItem(b);
+  }
+}
+
+/**
+ * A node of input that scanJs accepted, read on access: its tag, its
+ * attributes one by one or all together, its content (child nodes as
+ * LazyNodes). Each part is read once and kept. Holds the input.
+ */
+export class LazyNode {
+  /**
+   * @param {Buffer} b the input, accepted by scanJs
+   * @param {number} at the offset of the node's list header
+   * @param {number} depth the node's depth (the root's is 0)
+   */
+  constructor(b, at, depth) {
+    this._b = b;
+    this._at = at;
+    this._depth = depth;
+    this._tag = null;
+    // The offset of the first key, and the attribute count; -1 until read.
+    this._attrsAt = -1;
+    this._count = 0;
+    this._hasContent = false;
+    this._attrs = null;
+    this._content = null;
+    this._contentRead = false;
+  }
+
+  _head() {
+    src = this._b;
+    p = this._at;
+    end = src.length;
+    let size = src[p + 1];
+    if (src[p] === LIST_8) p += 2;
+    else {
+      size = (size << 8) | src[p + 2];
+      p += 3;
+    }
+    this._tag = text(src[p++]);
+    this._attrsAt = p;
+    this._count = (size - 1) >> 1;
+    this._hasContent = (size & 1) === 0;
+    src = NONE;
+  }
+
+  /** The tag. @returns {string} */
+  get tag() {
+    if (this._attrsAt < 0) this._head();
+    return this._tag;
+  }
+
+  /**
+   * The value of attribute `key` (the last one of that key, as in
+   * `attrs`), or undefined; reads no other value.
+   * @param {string} key
+   * @returns {string | undefined}
+   */
+  attr(key) {
+    if (this._attrs !== null) return Object.hasOwn(this._attrs, key) ? this._attrs[key] : undefined;
+    if (this._attrsAt < 0) this._head();
+    src = this._b;
+    p = this._attrsAt;
+    end = src.length;
+    let found = -1;
+    for (let n = this._count; n > 0; n--) {
+      if (text(src[p++]) === key) found = p;
+      skipItem(src[p++]);
+    }
+    let v;
+    if (found >= 0) {
+      p = found;
+      v = value(src[p++]);
+    }
+    src = NONE;
+    return v;
+  }
+
+  /** All attributes, as the eager decoder gives them. @returns {Record<string, string>} */
+  get attrs() {
+    if (this._attrs === null) {
+      if (this._attrsAt < 0) this._head();
+      src = this._b;
+      p = this._attrsAt;
+      end = src.length;
+      const attrs = {};
+      for (let n = this._count; n > 0; n--) {
+        const key = text(src[p++]);
+        attrs[key] = value(src[p++]);
+      }
+      src = NONE;
+      this._attrs = attrs;
+    }
+    return this._attrs;
+  }
+
+  /** The content: undefined, child nodes (LazyNodes), bytes (a subarray
+   * of the input) or text. */
+  get content() {
+    if (!this._contentRead) {
+      if (this._attrsAt < 0) this._head();
+      let content;
+      if (this._hasContent) {
+        src = this._b;
+        p = this._attrsAt;
+        end = src.length;
+        for (let n = 2 * this._count; n > 0; n--) skipItem(src[p++]);
+        const b = src[p++];
+        if (b === LIST_8 || b === LIST_16) {
+          let n;
+          if (b === LIST_8) n = src[p++];
+          else {
+            n = (src[p] << 8) | src[p + 1];
+            p += 2;
+          }
+          content = new Array(n);
+          const depth = this._depth + 1;
+          for (let i = 0; i < n; i++) {
+            content[i] = new LazyNode(this._b, p, depth);
+            skipNode();
+          }
+        } else if (b === BINARY_8 || b === BINARY_20 || b === BINARY_32) {
+          const len = binaryLength(b);
+          content = src.subarray(p, p + len);
+        } else if (b !== LIST_EMPTY) content = text(b);
+        src = NONE;
+      }
+      this._content = content;
+      this._contentRead = true;
+    }
+    return this._content;
+  }
+
+  /** The node as the eager decoder gives it (a new BinaryNode each call). */
+  toBinaryNode() {
+    src = this._b;
+    p = this._at;
+    end = src.length;
+    promised = 0;
+    const n = node(this._depth);
+    src = NONE;
+    return n;
+  }
+}

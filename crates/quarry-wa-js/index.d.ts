@@ -17,6 +17,37 @@ export declare const TOKENS: readonly string[];
  * whose message names the byte offset on malformed input. */
 export declare function decodeDecompressedBinaryNode(buf: Uint8Array | ArrayBuffer): BinaryNode;
 
+/**
+ * A node read from the input on access, as
+ * {@link decodeDecompressedBinaryNodeLazy} returns it. Each part is read
+ * the first time it is asked for and kept; the view holds the input it was
+ * decoded from (its byte contents are subarrays of it).
+ */
+export interface BinaryNodeView {
+  /** The tag. */
+  readonly tag: string;
+  /** All attributes, as the eager decoder gives them. */
+  readonly attrs: { [key: string]: string };
+  /** The child nodes (as views), bytes, text, or undefined: the eager
+   * decoder's content, children as views. */
+  readonly content: BinaryNodeView[] | Uint8Array | string | undefined;
+  /** The value of one attribute (the last of that key, as in `attrs`), or
+   * undefined; reads no other value. */
+  attr(key: string): string | undefined;
+  /** The node as {@link decodeDecompressedBinaryNode} gives it. */
+  toBinaryNode(): BinaryNode;
+}
+
+/** Decode node bytes (no flags byte, already inflated) into a view that
+ * reads its parts when they are asked for. The whole input is checked
+ * first, without making its strings: malformed input throws here, with
+ * the message and byte offset {@link decodeDecompressedBinaryNode} gives.
+ * The view holds `buf`. */
+export declare function decodeDecompressedBinaryNodeLazy(buf: Uint8Array | ArrayBuffer): BinaryNodeView;
+
+/** {@link decodeBinaryNode}, returning a {@link BinaryNodeView}. */
+export declare function decodeBinaryNodeLazy(frame: Uint8Array | ArrayBuffer): Promise<BinaryNodeView>;
+
 /** Decode a frame: a flags byte, then node bytes, zlib-compressed when
  * `flags & 2`. Async like Baileys' `decodeBinaryNode`. */
 export declare function decodeBinaryNode(frame: Uint8Array | ArrayBuffer): Promise<BinaryNode>;

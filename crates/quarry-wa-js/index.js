@@ -4,12 +4,15 @@
 // what that decoder leaves, malformed input among it, goes to quarry-wa in
 // WebAssembly (decode-wasm.js), which reads every form and names the byte
 // offset of every error.
+// Lazy decode: the input is checked in JavaScript without making strings
+// (decode-js.js, scanJs), then read on access (LazyNode); what that check
+// does not accept takes the eager path.
 // Encode: written here, straight into one reused byte buffer.
 
 import { inflate, inflateSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { wasm, TOKENS } from './wasm.js';
-import { decodeJs } from './decode-js.js';
+import { decodeJs, scanJs, LazyNode } from './decode-js.js';
 import { decodeWasm } from './decode-wasm.js';
 
 export { TOKENS };
@@ -116,6 +119,75 @@ export function decodeNode(frame) {
     throw inflateError(e);
   }
   return decodeDecompressedBinaryNode(inflated);
+}
+
+// ---------------------------------------------------------- lazy decode
+
+/**
+ * A view of a node the WebAssembly decoder built: the interface of
+ * LazyNode over a BinaryNode that is already whole.
+ */
+class NodeView {
+  /** @param {import('./index.d.ts').BinaryNode} node */
+  constructor(node) {
+    this._node = node;
+    this._content = null;
+  }
+
+  get tag() {
+    return this._node.tag;
+  }
+
+  attr(key) {
+    const attrs = this._node.attrs;
+    return Object.hasOwn(attrs, key) ? attrs[key] : undefined;
+  }
+
+  get attrs() {
+    return this._node.attrs;
+  }
+
+  get content() {
+    const content = this._node.content;
+    if (!Array.isArray(content)) return content;
+    return (this._content ??= content.map((c) => new NodeView(c)));
+  }
+
+  toBinaryNode() {
+    return this._node;
+  }
+}
+
+/**
+ * Decode node bytes (no flags byte, already inflated) into a view that
+ * reads the tag, attributes and content from `buf` when they are asked
+ * for. The whole input is checked first, without making its strings:
+ * malformed input throws here, with the eager decoder's message and
+ * offset. The view holds `buf`.
+ * @param {Uint8Array} buf
+ */
+export function decodeDecompressedBinaryNodeLazy(buf) {
+  const b = asBuffer(buf);
+  if (b.length <= JS_MAX_BYTES && scanJs(b)) return new LazyNode(b, 0, 0);
+  return new NodeView(decodeWasm(b));
+}
+
+/**
+ * {@link decodeBinaryNode}, returning a view as
+ * {@link decodeDecompressedBinaryNodeLazy} does.
+ * @param {Uint8Array} frame
+ */
+export async function decodeBinaryNodeLazy(frame) {
+  const b = body(frame);
+  const rest = b.subarray(1);
+  if (!(2 & b[0])) return decodeDecompressedBinaryNodeLazy(rest);
+  let inflated;
+  try {
+    inflated = await inflateAsync(rest, INFLATE_OPTIONS);
+  } catch (e) {
+    throw inflateError(e);
+  }
+  return decodeDecompressedBinaryNodeLazy(inflated);
 }
 
 // ---------------------------------------------------------------- encode

@@ -25,6 +25,23 @@ function readBridge(node) {
   else if (content) sink += content.length;
 }
 
+// The partial reads: the root's tag and its `id` and `type` attributes
+// (how a socket dispatches a stanza), and the root's tag with its first
+// child's tag. On a BinaryNode (eager decoders) or the bridge's handle,
+// and on a lazy view of this package.
+function headOf(node) {
+  const attrs = node.attrs;
+  sink += node.tag.length + (attrs.id?.length ?? 0) + (attrs.type?.length ?? 0);
+}
+function headOfView(view) {
+  sink += view.tag.length + (view.attr('id')?.length ?? 0) + (view.attr('type')?.length ?? 0);
+}
+function firstChildOf(node) {
+  sink += node.tag.length;
+  const content = node.content;
+  if (Array.isArray(content) && content.length > 0) sink += content[0].tag.length;
+}
+
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[s.length >> 1];
@@ -103,6 +120,26 @@ function functions(name) {
     quarryDecode: () => quarry.decodeDecompressedBinaryNode(bytes),
     quarryEncode: () => quarry.encodeBinaryNode(tree),
   };
+  fns.quarryLazyHead = () => headOfView(quarry.decodeDecompressedBinaryNodeLazy(bytes));
+  fns.quarryEagerHead = () => headOf(quarry.decodeDecompressedBinaryNode(bytes));
+  fns.quarryLazyChild = () => firstChildOf(quarry.decodeDecompressedBinaryNodeLazy(bytes));
+  fns.quarryEagerChild = () => firstChildOf(quarry.decodeDecompressedBinaryNode(bytes));
+  if (baileys) {
+    fns.baileysHead = () => headOf(baileys.decode(bytes));
+    fns.baileysChild = () => firstChildOf(baileys.decode(bytes));
+  }
+  if (bridge) {
+    fns.bridgeHead = () => {
+      const node = bridge.decodeNode(frame);
+      headOf(node);
+      node.free?.();
+    };
+    fns.bridgeChild = () => {
+      const node = bridge.decodeNode(frame);
+      firstChildOf(node);
+      node.free?.();
+    };
+  }
   if (baileys) {
     const btree = baileys.decode(bytes);
     fns.baileysDecode = () => baileys.decode(bytes);
@@ -142,6 +179,24 @@ for (const { name, bytes, t } of rows) {
   lines.push(
     `| ${name} (${bytes.toLocaleString('en-US')}) | ${fmt(t.quarryEncode)} µs | ${t.baileysEncode ? fmt(t.baileysEncode) + ' µs' : 'n/a'} | ${ratio(t, 'quarryEncode', 'baileysEncode')} | ${t.bridgeEncode ? fmt(t.bridgeEncode) + ' µs' : 'n/a'} | ${ratio(t, 'quarryEncode', 'bridgeEncode')} |`,
   );
+}
+lines.push('');
+lines.push(
+  'Partial reads: "head" reads the root\'s tag and its `id` and `type` attributes (a socket\'s dispatch), "child" the root\'s tag and its first child\'s tag; each after its decode of the same bytes. quarry lazy: `decodeDecompressedBinaryNodeLazy` (checks the whole input, then reads what is asked for: `tag`, `attr(key)`, `content`); quarry eager: `decodeDecompressedBinaryNode`; Baileys: its decode; bridge: `decodeNode`\'s lazy handle.',
+);
+lines.push('');
+lines.push('| stanza (bytes) | read | quarry lazy | quarry eager | lazy / eager | Baileys | lazy / Baileys | bridge handle | lazy / bridge |');
+lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const { name, bytes, t } of rows) {
+  for (const [read, suffix] of [['head', 'Head'], ['child', 'Child']]) {
+    const lazy = 'quarryLazy' + suffix;
+    const eager = 'quarryEager' + suffix;
+    const b = 'baileys' + suffix;
+    const br = 'bridge' + suffix;
+    lines.push(
+      `| ${name} (${bytes.toLocaleString('en-US')}) | ${read} | ${fmt(t[lazy])} µs | ${fmt(t[eager])} µs | ${ratio(t, lazy, eager)} | ${t[b] ? fmt(t[b]) + ' µs' : 'n/a'} | ${ratio(t, lazy, b)} | ${t[br] ? fmt(t[br]) + ' µs' : 'n/a'} | ${ratio(t, lazy, br)} |`,
+    );
+  }
 }
 const section = lines.join('\n');
 console.log(section);
