@@ -12,7 +12,7 @@ use quarry_core::Arena;
 use quarry_core::bumpalo::collections::Vec as ArenaVec;
 
 use crate::record::{Record, Slot, UNKNOWN, UnknownField, Val, in_reader_order};
-use crate::table::{FieldTable, Kind, Label, MessageRef};
+use crate::table::{FieldTable, Kind, Label, MessageRef, MessageTable};
 
 /// Slots a new builder makes room for before it first grows.
 const FIRST_CAPACITY: usize = 6;
@@ -70,6 +70,8 @@ pub enum MapValue<'a> {
 pub struct RecordBuilder<'a> {
     arena: &'a Arena,
     message: MessageRef,
+    /// `message`'s table, looked up once for all the setters.
+    table: &'static MessageTable,
     slots: ArenaVec<'a, Slot<'a>>,
 }
 
@@ -86,10 +88,12 @@ impl<'a> RecordBuilder<'a> {
     /// An empty message of type `message`, built in `arena`.
     #[inline]
     pub fn new(arena: &'a Arena, message: MessageRef) -> Self {
-        let cap = message.table().fields.len().min(FIRST_CAPACITY);
+        let table = message.table();
+        let cap = table.fields.len().min(FIRST_CAPACITY);
         Self {
             arena,
             message,
+            table,
             slots: ArenaVec::with_capacity_in(cap, arena.bump()),
         }
     }
@@ -105,6 +109,7 @@ impl<'a> RecordBuilder<'a> {
         Self {
             arena,
             message,
+            table: message.table(),
             slots,
         }
     }
@@ -149,7 +154,7 @@ impl<'a> RecordBuilder<'a> {
         ok: impl Fn(&FieldTable) -> bool,
         what: &str,
     ) -> &'static FieldTable {
-        let table = self.message.table();
+        let table = self.table;
         match table.fields.get(field as usize) {
             Some(f) if ok(f) => f,
             _ => panic!("field {field} of {} is not {what}", table.full_name),
@@ -178,7 +183,7 @@ impl<'a> RecordBuilder<'a> {
 
     /// Drop the slots of oneof `oneof`'s members other than `keep`.
     fn clear_oneof_except(&mut self, oneof: u16, keep: u32) {
-        let fields = self.message.table().fields;
+        let fields = self.table.fields;
         self.slots.retain(|s| {
             s.word() == keep
                 || fields

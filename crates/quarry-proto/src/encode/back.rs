@@ -30,8 +30,7 @@ fn put_scalar(out: &mut BackBuf<'_>, kind: Kind, v: u64) {
 #[inline(always)]
 fn put_delimited(out: &mut BackBuf<'_>, number: u32, bytes: &[u8]) {
     out.put(bytes);
-    out.put_varint(bytes.len() as u64);
-    out.put_varint(tag(number, LEN));
+    out.put_tag_varint(tag(number, LEN), bytes.len() as u64);
 }
 
 /// Known field `f`'s slot, when it is not a nested message.
@@ -47,8 +46,19 @@ pub(super) fn put_leaf(
     match slot.val() {
         Val::Scalar(v) if implicit && v == 0 => {}
         Val::Scalar(v) => {
-            put_scalar(out, f.kind, v);
-            out.put_varint(tag(f.number, f.kind.wire_type()));
+            let t = tag(f.number, f.kind.wire_type());
+            match f.kind {
+                Kind::Double
+                | Kind::Fixed64
+                | Kind::SFixed64
+                | Kind::Float
+                | Kind::Fixed32
+                | Kind::SFixed32 => {
+                    put_scalar(out, f.kind, v);
+                    out.put_varint(t);
+                }
+                kind => out.put_tag_varint(t, varint_of(kind, v)),
+            }
         }
         Val::Str(s) if implicit && s.is_empty() => {}
         Val::Str(s) => put_delimited(out, f.number, s.as_bytes()),

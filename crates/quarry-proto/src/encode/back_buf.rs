@@ -2,11 +2,12 @@
 //! zeroed first (zeroing would be a second pass over every byte of the
 //! output).
 //!
-//! The one invariant the unsafe code below rests on: every byte of
-//! `pos..` has been written. Only this module moves `pos`, and each move
-//! down is by exactly the bytes just written there; a put that does not
-//! fit writes zeros over what is left (`pos..` then covers the whole
-//! buffer) instead of its bytes.
+//! The invariants the unsafe code below rests on: `pos` is at most the
+//! buffer's length, and every byte of `pos..` has been written. Only this
+//! module moves `pos`: it starts at the length, and each move down is by
+//! exactly the bytes just written there; a put that does not fit writes
+//! zeros over what is left (`pos..` then covers the whole buffer) instead
+//! of its bytes.
 
 use std::mem::MaybeUninit;
 
@@ -44,7 +45,12 @@ impl<'o> BackBuf<'o> {
             self.overflow();
             return None;
         };
-        let region = self.buf.get_mut(start..pos)?;
+        debug_assert!(pos <= self.buf.len());
+        // SAFETY: `start <= pos <= buf.len()`: `pos` starts at the
+        // buffer's length and only ever moves down (the invariants in the
+        // module's doc). Checking it again cost two instructions a put, a
+        // tenth of an encode's.
+        let region = unsafe { self.buf.get_unchecked_mut(start..pos) };
         self.pos = start;
         Some(region)
     }
@@ -96,6 +102,22 @@ impl<'o> BackBuf<'o> {
             }
             last.write(v as u8);
         }
+    }
+
+    /// The varint of `tag` followed by that of `v`, put before the written
+    /// bytes: a field's tag and its value or length. When both take one
+    /// byte (most tags, lengths and small values), one claim for the two.
+    #[inline(always)]
+    pub(super) fn put_tag_varint(&mut self, tag: u64, v: u64) {
+        if (tag | v) < 0x80 {
+            if let Some([t, b]) = self.claim(2) {
+                t.write(tag as u8);
+                b.write(v as u8);
+            }
+            return;
+        }
+        self.put_varint(v);
+        self.put_varint(tag);
     }
 
     /// `n` bytes put before the written ones by `fill`, front to back
@@ -217,6 +239,21 @@ mod tests {
         assert_eq!(buf.pos(), 4);
         // 300 = 0b10_0101100: low seven bits first, with the high bit set.
         assert_eq!(buf.into_written(), b"ab\xac\x02cd");
+    }
+
+    #[test]
+    fn encode_tag_and_varint_pairs_of_one_and_more_bytes() {
+        let mut mem = [MaybeUninit::<u8>::uninit(); 16];
+        let mut buf = BackBuf::new(&mut mem);
+        buf.put_tag_varint(0x7f, 300);
+        buf.put_tag_varint(300, 1);
+        buf.put_tag_varint(0x0a, 0x7f);
+        // 300 is 0xac 0x02 (see above); each tag before its value.
+        assert_eq!(buf.into_written(), b"\x0a\x7f\xac\x02\x01\x7f\xac\x02");
+        let mut mem = [MaybeUninit::<u8>::uninit(); 1];
+        let mut buf = BackBuf::new(&mut mem);
+        buf.put_tag_varint(1, 2);
+        assert_eq!(buf.into_written(), b"\0");
     }
 
     #[test]

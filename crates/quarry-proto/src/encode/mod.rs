@@ -487,8 +487,7 @@ impl Pass for Write<'_, '_> {
             self.out.put_varint(size::tag(f.number, SGROUP));
         } else {
             let body = body_end.saturating_sub(self.out.pos()) as u64;
-            self.out.put_varint(body);
-            self.out.put_varint(size::tag(f.number, LEN));
+            self.out.put_tag_varint(size::tag(f.number, LEN), body);
         }
     }
 
