@@ -163,6 +163,12 @@ fn hand_written_json_encodes_to_hand_computed_bytes() {
         ),
         // float 1.5 = 0x3FC00000.
         (r#"{"fFloat":1.5}"#, &[0x15, 0, 0, 0xC0, 0x3F]),
+        // The largest float as the shortest printers write it (a little
+        // above it as a double) rounds to it: 0x7F7FFFFF.
+        (
+            r#"{"fFloat":3.4028235e38}"#,
+            &[0x15, 0xFF, 0xFF, 0x7F, 0x7F],
+        ),
         // bytes 0xFB 0xFF in URL-safe base64 without padding, and standard.
         (r#"{"fBytes":"-_8"}"#, &[0x52, 0x02, 0xFB, 0xFF]),
         (r#"{"fBytes":"+/8="}"#, &[0x52, 0x02, 0xFB, 0xFF]),

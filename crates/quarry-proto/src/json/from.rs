@@ -311,10 +311,14 @@ impl<'a> Reader<'a> {
         };
         let finite_text = !matches!(v, Json::Str(s) if s == "Infinity" || s == "-Infinity");
         if kind == Kind::Float {
-            if finite_text && (x.is_infinite() || x.abs() > f64::from(f32::MAX)) {
+            // Rounded to the nearest float: beyond the largest float by
+            // less than half a step still reads as it (3.4028235e38 is
+            // how the shortest printers write it).
+            let single = x as f32;
+            if finite_text && single.is_infinite() {
                 return Err(self.fail("out of range for float"));
             }
-            return Ok(u64::from((x as f32).to_bits()));
+            return Ok(u64::from(single.to_bits()));
         }
         if finite_text && x.is_infinite() {
             return Err(self.fail("out of range for double"));

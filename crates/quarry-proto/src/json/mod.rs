@@ -43,7 +43,10 @@
 //!   type; an exponent or a zero fraction (`1e2`, `5.0`) is accepted,
 //!   any other fraction refused;
 //! - `float`/`double` as numbers, numeric strings, `"NaN"`, `"Infinity"`
-//!   or `"-Infinity"`; a finite number beyond the type's range is refused;
+//!   or `"-Infinity"`; a finite number is rounded to the nearest value of
+//!   the type, and refused where that is an infinity (so `3.4028235e38`,
+//!   the largest `float` as the shortest printers write it, reads as that
+//!   float, where protobuf's Python parser refuses it);
 //! - enums by name or by number (also quoted); an unknown name is an
 //!   error, as is a number a closed (proto2) enum does not list;
 //! - `bool` only as `true`/`false` (as map keys, `"true"`/`"false"`);
