@@ -102,3 +102,43 @@ proptest! {
         let _ = quarry_proto::json::from_json(views::quarry::test3::All3View::TABLE, &arena, &text);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The JSON of a random message, cut short and with bytes replaced:
+    /// an error or a record (which encodes), never a panic.
+    #[test]
+    fn damaged_json_reads_without_panicking(
+        seed in any::<u64>(),
+        cut in any::<prop::sample::Index>(),
+        edits in prop::collection::vec(
+            (any::<prop::sample::Index>(), prop::sample::select(
+                &b"{}[]\",:0-9eE.\\ntruefalsenull\x00\xff"[..],
+            )),
+            0..4,
+        ),
+    ) {
+        let message = views::quarry::test3::All3View::TABLE;
+        let pool = common::pool(quarry_proto_tests::TEST_DESCRIPTORS);
+        let desc = pool.get_message_by_name("quarry.test3.All3").unwrap();
+        let mut rng = common::Gen::new(seed);
+        rng.max_depth = 3;
+        rng.fill = 40;
+        let bytes = rng.message(&desc).encode_to_vec();
+        let arena = Arena::new();
+        let record = quarry_proto::decode(message, &arena, &bytes).unwrap();
+        let mut json = quarry_proto::json::to_json(message, record).unwrap().into_bytes();
+        json.truncate(cut.index(json.len() + 1));
+        for (at, byte) in edits {
+            if !json.is_empty() {
+                let i = at.index(json.len());
+                json[i] = byte;
+            }
+        }
+        let text = String::from_utf8_lossy(&json);
+        if let Ok(read) = quarry_proto::json::from_json(message, &arena, &text) {
+            prop_assert!(quarry_proto::encode(message, read).is_ok());
+        }
+    }
+}

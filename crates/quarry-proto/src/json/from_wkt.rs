@@ -7,7 +7,7 @@ use super::lex::Json;
 use super::well_known::{WellKnown, classify};
 use crate::builder::RecordBuilder;
 use crate::record::Record;
-use crate::table::{FieldTable, MessageRef};
+use crate::table::{FieldTable, Kind, Label, MessageRef, MessageTable};
 
 type Parsed<T> = Result<T, JsonParseError>;
 
@@ -163,6 +163,15 @@ fn snake_path(path: &str) -> Option<String> {
     Some(out)
 }
 
+/// True if field `i` of `table` is singular and of one of `kinds` (a
+/// schema may define its own `google.protobuf.*` types).
+fn singular(table: &MessageTable, i: u32, kinds: &[Kind]) -> bool {
+    table
+        .fields
+        .get(i as usize)
+        .is_some_and(|f| f.label != Label::Repeated && kinds.contains(&f.kind))
+}
+
 impl<'a> Reader<'a> {
     /// A well-known type from its JSON form.
     pub(super) fn well_known(
@@ -193,10 +202,14 @@ impl<'a> Reader<'a> {
                 let Some((seconds, nanos)) = parsed else {
                     return Err(self.fail(format!("invalid {name} {text:?}")));
                 };
-                if let (Some(s), Some(n)) = (index(1), index(2)) {
-                    b.set_scalar(s, seconds as u64);
-                    b.set_scalar(n, i64::from(nanos) as u64);
+                let (Some(s), Some(n)) = (index(1), index(2)) else {
+                    return Err(self.fail(format!("{name} lacks seconds or nanos")));
+                };
+                if !singular(table, s, &[Kind::Int64]) || !singular(table, n, &[Kind::Int32]) {
+                    return Err(self.fail(format!("{name} is not protobuf's")));
                 }
+                b.set_scalar(s, seconds as u64);
+                b.set_scalar(n, i64::from(nanos) as u64);
             }
             WellKnown::FieldMask => {
                 let Json::Str(text) = v else {
@@ -211,8 +224,14 @@ impl<'a> Reader<'a> {
                         paths.push(&*self.arena.bump().alloc_str(&p));
                     }
                 }
-                if let Some(i) = index(1) {
-                    b.set_strs(i, paths);
+                match index(1) {
+                    Some(i)
+                        if table.fields[i as usize].kind == Kind::String
+                            && table.fields[i as usize].is_repeated() =>
+                    {
+                        b.set_strs(i, paths);
+                    }
+                    _ => return Err(self.fail(format!("{name} is not protobuf's"))),
                 }
             }
             WellKnown::Wrapper | WellKnown::Struct | WellKnown::ListValue => {
@@ -243,7 +262,9 @@ impl<'a> Reader<'a> {
                     return Err(self.fail(format!("{name} has no field {number}")));
                 };
                 let f = &table.fields[i as usize];
-                if let Json::Num(t) = v {
+                if let Json::Num(t) = v
+                    && f.kind == Kind::Double
+                {
                     let x: f64 = t.parse().unwrap_or(f64::NAN);
                     if !x.is_finite() {
                         return Err(self.fail("number out of range for a google.protobuf.Value"));
@@ -310,11 +331,16 @@ impl<'a> Reader<'a> {
         let bytes = crate::encode(packed, inner)
             .map_err(|e| self.fail(format!("cannot encode the packed {type_name}: {e}")))?;
         let table = message.table();
-        if let (Some(u), Some(val)) = (table.field_index(1), table.field_index(2)) {
-            b.set_str(u, self.arena.bump().alloc_str(url));
-            b.set_bytes(val, self.arena.bump().alloc_slice_copy(&bytes));
+        match (table.field_index(1), table.field_index(2)) {
+            (Some(u), Some(val))
+                if singular(table, u, &[Kind::String]) && singular(table, val, &[Kind::Bytes]) =>
+            {
+                b.set_str(u, self.arena.bump().alloc_str(url));
+                b.set_bytes(val, self.arena.bump().alloc_slice_copy(&bytes));
+                Ok(b.build())
+            }
+            _ => Err(self.fail("google.protobuf.Any is not protobuf's")),
         }
-        Ok(b.build())
     }
 
     /// Set field `i` of `b` from `v` and build.
@@ -328,5 +354,92 @@ impl<'a> Reader<'a> {
     ) -> Parsed<Record<'a>> {
         self.set_field(&mut b, message, i, f, v)?;
         Ok(b.build())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_read_rfc3339() {
+        // Seconds worked out by hand: 2009-02-13T23:31:30Z is Unix time
+        // 1234567890; 0001-01-01 and 9999-12-31T23:59:59 are the bounds.
+        assert_eq!(
+            parse_timestamp("2009-02-13T23:31:30Z"),
+            Some((1_234_567_890, 0))
+        );
+        assert_eq!(
+            parse_timestamp("2009-02-14T00:31:30.5+01:00"),
+            Some((1_234_567_890, 500_000_000))
+        );
+        assert_eq!(
+            parse_timestamp("1969-12-31T23:59:59.000000001Z"),
+            Some((-1, 1))
+        );
+        assert_eq!(
+            parse_timestamp("0001-01-01T00:00:00Z"),
+            Some((-SECONDS_BEFORE_EPOCH, 0))
+        );
+        assert_eq!(
+            parse_timestamp("9999-12-31T23:59:59Z"),
+            Some((LAST_SECOND, 0))
+        );
+        assert_eq!(
+            parse_timestamp("2024-02-29T00:00:00Z"),
+            Some((1_709_164_800, 0))
+        );
+        for bad in [
+            "2023-02-29T00:00:00Z",
+            "2009-02-13 23:31:30Z",
+            "2009-02-13T23:31:30",
+            "2009-02-13T24:00:00Z",
+            "2009-02-13T23:31:30.Z",
+            "2009-02-13T23:31:30.1234567890Z",
+            "0000-01-01T00:00:00Z",
+            "2009-02-13T23:31:30+1:00",
+        ] {
+            assert_eq!(parse_timestamp(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations_read_seconds_and_a_fraction() {
+        assert_eq!(parse_duration("1.5s"), Some((1, 500_000_000)));
+        assert_eq!(parse_duration("-0.000000001s"), Some((0, -1)));
+        assert_eq!(parse_duration("-3s"), Some((-3, 0)));
+        assert_eq!(
+            parse_duration("315576000000.999999999s"),
+            Some((MAX_DURATION_SECONDS, 999_999_999))
+        );
+        for bad in [
+            "1",
+            "s",
+            "1.s",
+            "+1s",
+            "1.0000000001s",
+            "315576000001s",
+            " 1s",
+        ] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_cut_and_byte_of_a_timestamp_reads_without_panicking() {
+        for text in ["2009-02-13T23:31:30.123456789+05:30", "-315576000000.5s"] {
+            for end in 0..=text.len() {
+                let cut = &text[..end];
+                let _ = (parse_timestamp(cut), parse_duration(cut));
+                for at in 0..end {
+                    for byte in [b'0', b'9', b'.', b'-', b':', b'Z', 0xC3] {
+                        let mut b = cut.as_bytes().to_vec();
+                        b[at] = byte;
+                        let s = String::from_utf8_lossy(&b);
+                        let _ = (parse_timestamp(&s), parse_duration(&s), snake_path(&s));
+                    }
+                }
+            }
+        }
     }
 }
