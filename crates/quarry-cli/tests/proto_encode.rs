@@ -289,10 +289,28 @@ fn bad_json_exits_2_naming_what_and_where() {
         err.starts_with("error: 99 is not a value of closed enum"),
         "{err}"
     );
-    // Deep nesting: refused, not a stack overflow.
-    let deep = format!("{}{}", r#"{"child":"#.repeat(300), "}".repeat(300));
-    let out = run("encode", "test3.proto", all3, &[], deep.as_bytes());
+    // Deep nesting: refused with the path, not a stack overflow; 100
+    // levels (the root and 99 children) is the encoder's limit and holds.
+    let nested = |n: usize| format!("{}{{}}{}", r#"{"child":"#.repeat(n), "}".repeat(n));
+    let out = run("encode", "test3.proto", all3, &[], nested(99).as_bytes());
+    // Each level is tag D2 05, a length, the level below: 3 bytes a level
+    // while the length fits one byte (43 levels: 129 bytes), 4 after
+    // (129 + 4 * 56 = 353).
+    assert_eq!(ok(out, "99 children").len(), 353);
+    let out = run("encode", "test3.proto", all3, &[], nested(100).as_bytes());
     assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: messages nested deeper than 100 levels at ${}\n",
+            ".child".repeat(100)
+        )
+    );
+    let out = run("encode", "test3.proto", all3, &[], nested(300).as_bytes());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: JSON nested too deep at byte 1800\n"
+    );
 }
 
 /// The well-known types in their JSON forms, encoded: each expected byte

@@ -4,14 +4,20 @@
 
 use quarry_core::Arena;
 
+use super::JsonParseError;
 use super::lex::Json;
 use super::well_known::{WellKnown, classify};
-use super::{JsonParseError, MAX_JSON_DEPTH};
 use crate::builder::{MapValue, RecordBuilder};
 use crate::record::Record;
 use crate::table::{FieldTable, Kind, Label, MessageRef};
 
 type Parsed<T> = Result<T, JsonParseError>;
+
+/// Deepest message nesting read: the encoder's limit
+/// ([`DecodeOptions::max_depth`](quarry_core::DecodeOptions::max_depth) by
+/// default), so what is read encodes, and deeper input is refused with its
+/// JSON path.
+const MAX_MESSAGE_DEPTH: u32 = crate::decode::DEFAULT_OPTIONS.max_depth;
 
 /// Where in the JSON the value being converted is, and the arena records
 /// are built in.
@@ -41,9 +47,9 @@ impl<'a> Reader<'a> {
 
     /// One message: a well-known type's form, or an object of fields.
     pub(super) fn message(&mut self, message: MessageRef, v: &Json<'_>) -> Parsed<Record<'a>> {
-        if self.depth >= MAX_JSON_DEPTH {
+        if self.depth >= MAX_MESSAGE_DEPTH {
             return Err(self.fail(format!(
-                "messages nested deeper than {MAX_JSON_DEPTH} levels"
+                "messages nested deeper than {MAX_MESSAGE_DEPTH} levels"
             )));
         }
         self.depth += 1;

@@ -1,7 +1,7 @@
 //! JSON text (RFC 8259) into a tree, for [`from_json`](super::from_json):
 //! strict (no comments, no trailing commas, no lone surrogates, no
 //! duplicate keys in an object), nesting bounded by
-//! [`MAX_JSON_DEPTH`](super::MAX_JSON_DEPTH).
+//! [`MAX_JSON_DEPTH`].
 
 use std::borrow::Cow;
 use std::collections::HashSet;

@@ -60,7 +60,9 @@
 //!   encoded into its `value`).
 //!
 //! JSON nested deeper than [`MAX_JSON_DEPTH`] arrays and objects, or
-//! messages deeper than [`MAX_JSON_DEPTH`] levels, is refused. Errors name
+//! messages nested deeper than the encoder's limit (the decoder's default
+//! [`DecodeOptions::max_depth`](quarry_core::DecodeOptions::max_depth),
+//! 100, counting the root), is refused. Errors name
 //! the byte offset of a syntax error, or else the JSON path of the value:
 //! `$` for the root, then `.member` as the member is spelled in the input,
 //! `[2]` for an array element and `["key"]` for a map entry
