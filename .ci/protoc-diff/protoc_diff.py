@@ -1,7 +1,9 @@
-"""quarry's protobuf printers against protobuf's own, on random messages.
+"""quarry's protobuf printers and JSON parser against protobuf's own, on
+random messages.
 
 `quarry proto decode` promises the text format as `protoc --decode` prints
-it and, with `--json`, protobuf's canonical JSON. This script holds both to
+it and, with `--json`, protobuf's canonical JSON; `quarry proto encode`
+reads that JSON back. This script holds all three to
 protobuf itself: libprotoc (through the grpcio-tools package, which bundles
 protoc) for the text format, and protobuf's Python `json_format` for JSON.
 It builds random messages of the project's test schemas, of WhatsApp's
@@ -17,6 +19,10 @@ compares.
   as numbers (C++'s printer,
   which quarry follows, writes `float`s with 6 or 9 digits where Python
   writes the fewest; both read back as the same float).
+* JSON in: `quarry proto encode --json` of that `MessageToJson` text must
+  encode the message `json_format.Parse` reads from it (compared as
+  protobuf's deterministic encodings of both, or as JSON where only an
+  `Any`'s packed map order differs).
 
 Where quarry deliberately differs from protoc (docs/protobuf.md), a mutated
 input may be refused: a known field with the wrong wire type (quarry, like
@@ -618,7 +624,45 @@ def check(quarry, work, case):
         elif not same_json(parse(ours_json.stdout), parse(theirs_json)):
             found.append(f"{where}: JSON differs: quarry {ours_json.stdout.decode().strip()}"
                          f" protobuf {theirs_json}")
+        found += check_encode(quarry, args, where, type(message), theirs_json)
     return found if found or documented is None else documented
+
+
+def check_encode(quarry, args, where, cls, text):
+    """`quarry proto encode --json` of protobuf's JSON `text` against
+    `json_format.Parse` of it: the same message. Compared as protobuf's
+    deterministic encodings of the two parses (map entries sorted by key),
+    or, where those differ only inside an `Any` (whose packed bytes keep
+    their map entries in the order each encoder wrote), as their JSON."""
+    from google.protobuf import json_format
+    encode = [quarry, "proto", "encode"] + args[3:] + ["--json", "-"]
+    ours = subprocess.run(encode, input=text.encode(), capture_output=True)
+    if ours.returncode != 0:
+        return [f"{where}: encode --json failed: {ours.stderr.decode().strip()}\n    JSON: {text}"]
+    try:
+        got = cls.FromString(ours.stdout)
+    except Exception as e:  # DecodeError
+        return [f"{where}: encode --json wrote what protobuf cannot parse ({e})"]
+    try:
+        want = json_format.Parse(text, cls())
+    except json_format.ParseError as e:
+        # Python's printer writes the largest float as 3.4028235e+38, which
+        # its parser then refuses as too large; quarry reads it (it rounds
+        # to that float), so its own printer's output reads back.
+        if "Float value too large" in str(e):
+            return []
+        return [f"{where}: protobuf cannot parse its own JSON ({e})"]
+    if (got.SerializePartialToString(deterministic=True)
+            == want.SerializePartialToString(deterministic=True)):
+        return []
+    parse = lambda s: json.loads(s, parse_float=str, parse_int=str)
+    try:
+        again = json_format.MessageToJson(got, indent=None)
+    except Exception as e:
+        return [f"{where}: encode --json wrote what has no JSON form ({e})"]
+    if same_json(parse(again), parse(text)):
+        return []
+    return [f"{where}: encode --json of {text} reads back as {again}"]
 
 
 def main():

@@ -1,6 +1,6 @@
 //! `quarry proto …`: protobuf messages of a schema given as a `.proto`
 //! file, compiled at run time (protox) into the same tables generated code
-//! uses, and decoded by the same decoder.
+//! uses, decoded by the same decoder and encoded by the same encoder.
 
 use std::ffi::OsString;
 use std::hint::black_box;
@@ -17,22 +17,28 @@ use crate::{input, output};
 pub const USAGE: &str = "\
 usage: quarry proto decode --proto FILE.proto --type NAME [--include DIR] [--json] FILE|-
        quarry proto decode --proto FILE.proto --type NAME [--include DIR] --repeat N [--reuse-arena] FILE|-
+       quarry proto encode --proto FILE.proto --type NAME [--include DIR] [--json] FILE|-
 
 decode   print the message in FILE (or stdin for -): protobuf text format
          (as protoc --decode prints it) by default, --json for protobuf's
          canonical JSON mapping (one line)
+encode   read the message in FILE (or stdin for -) in protobuf's canonical
+         JSON mapping (what decode --json prints; the only input form, so
+         --json may be given or not) and write its binary encoding
 
   --proto FILE   the schema (imports are looked up next to it, or in DIR)
   --type NAME    the message type: fully qualified (pkg.Outer.Inner), or
                  without its package when that is unambiguous
   --include DIR  where imports are looked up (besides the schema's directory)
-  --json         JSON instead of text format
+  --json         decode: JSON instead of text format; encode: the input
+                 is JSON (always)
   --repeat N     decode N times and print nothing (for valgrind), after
                  one warm-up decode that --repeat 0 also runs
   --reuse-arena  with --repeat: one arena, reset between decodes
                  (default: a fresh arena for every decode)
 
 exit status: 0 ok, 1 I/O error, 2 malformed input or usage error
+  (for encode, \"error: <what> at <JSON path>\" or \"... at byte N\")
 ";
 
 const DECODE: Spec = Spec {
@@ -43,7 +49,12 @@ const DECODE: Spec = Spec {
 
 /// Run `quarry proto <args>`.
 pub fn run(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
-    args::dispatch("proto", args, &[("decode", decode)], USAGE)
+    args::dispatch(
+        "proto",
+        args,
+        &[("decode", decode), ("encode", encode)],
+        USAGE,
+    )
 }
 
 /// Compile `proto` and find message type `name` in it.
@@ -116,6 +127,35 @@ fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
         quarry_proto::text::to_text(message, record)
     };
     output::write(text.as_bytes())
+}
+
+const ENCODE: Spec = Spec {
+    flags: &["--json"],
+    options: &["--proto", "--type", "--include"],
+    usage: USAGE,
+};
+
+fn encode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    let parsed = args::parse(args, &ENCODE)?;
+    if parsed.help {
+        return output::write(USAGE.as_bytes());
+    }
+    let path = parsed.one_positional("FILE (or - for stdin)", &ENCODE)?;
+    let proto = parsed
+        .option("--proto")
+        .ok_or_else(|| Failure::usage("missing --proto FILE.proto", USAGE))?;
+    let name = parsed
+        .option("--type")
+        .ok_or_else(|| Failure::usage("missing --type NAME", USAGE))?;
+    let message = load(proto, parsed.option("--include"), name)?;
+    let bytes = input::read(path)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Failure::Invalid(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
+    let arena = quarry_proto::Arena::new();
+    let record = quarry_proto::json::from_json(message, &arena, text)
+        .map_err(|e| Failure::Invalid(e.to_string()))?;
+    let binary = quarry_proto::encode(message, record).map_err(|e| Failure::decode(&e, None))?;
+    output::write(&binary)
 }
 
 #[cfg(test)]

@@ -28,7 +28,49 @@
 //!
 //! Nesting recurses once per message level, at most [`MAX_JSON_DEPTH`]
 //! levels (the packed messages of `Any` included).
+//!
+//! # Reading JSON
+//!
+//! [`from_json`] reads the same mapping back into a record, as protobuf's
+//! `json_format` parser does with default options:
+//!
+//! - members by JSON name or proto field name; an unknown member, a field
+//!   given twice (under either name), two members of one oneof, or a
+//!   duplicate key in any object is an error; `null` leaves a field
+//!   unset (except a `google.protobuf.Value`, where it is a null value,
+//!   and a `NullValue` enum);
+//! - integers as numbers or strings holding one, in range for the field's
+//!   type; an exponent or a zero fraction (`1e2`, `5.0`) is accepted,
+//!   any other fraction refused;
+//! - `float`/`double` as numbers, numeric strings, `"NaN"`, `"Infinity"`
+//!   or `"-Infinity"`; a finite number is rounded to the nearest value of
+//!   the type, and refused where that is an infinity (so `3.4028235e38`,
+//!   the largest `float` as the shortest printers write it, reads as that
+//!   float, where protobuf's Python parser refuses it);
+//! - enums by name or by number (also quoted); an unknown name is an
+//!   error, as is a number a closed (proto2) enum does not list;
+//! - `bool` only as `true`/`false` (as map keys, `"true"`/`"false"`);
+//! - `bytes` as standard or URL-safe base64, padded or not;
+//! - repeated fields as arrays (no `null` elements), maps as objects whose
+//!   keys are the keys' JSON forms;
+//! - every well-known type in the form the printer writes: `Timestamp`
+//!   with any RFC 3339 offset (`Z` or `±HH:MM`), `Duration`, `FieldMask`,
+//!   the wrappers, `Struct`, `Value`, `ListValue`, and `Any` (whose
+//!   `"@type"` must name a message of the schema; the packed message is
+//!   encoded into its `value`).
+//!
+//! JSON nested deeper than [`MAX_JSON_DEPTH`] arrays and objects, or
+//! messages nested deeper than the encoder's limit (the decoder's default
+//! [`DecodeOptions::max_depth`](quarry_core::DecodeOptions::max_depth),
+//! 100, counting the root), is refused. Errors name
+//! the byte offset of a syntax error, or else the JSON path of the value:
+//! `$` for the root, then `.member` as the member is spelled in the input,
+//! `[2]` for an array element and `["key"]` for a map entry
+//! (`$.key.participants[2]`, `$.labels["a"]`).
 
+mod from;
+mod from_wkt;
+mod lex;
 mod well_known;
 
 use std::fmt::Write as _;
@@ -80,6 +122,62 @@ pub enum JsonError {
 }
 
 type Written = Result<(), JsonError>;
+
+/// Why JSON text does not read as a message (see [reading
+/// JSON](self#reading-json)).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonParseError {
+    /// The text is not JSON.
+    #[error("{what} at byte {offset}")]
+    Syntax {
+        /// What is wrong.
+        what: &'static str,
+        /// Byte offset in the text.
+        offset: usize,
+    },
+    /// The JSON does not hold a message of the type asked for.
+    #[error("{what} at {path}")]
+    Value {
+        /// What is wrong.
+        what: String,
+        /// Where: `$`, then `.member`, `[index]` and `["map key"]`.
+        path: String,
+    },
+}
+
+/// The message of type `message` that JSON `text` holds, in protobuf's
+/// canonical JSON mapping (what [`to_json`] writes, and the forms listed
+/// under [reading JSON](self#reading-json)), built in `arena`.
+///
+/// ```
+/// # use quarry_proto::*;
+/// static F: [FieldTable; 2] = [
+///     FieldTable::new(1, "user_id", "userId", Kind::Int64, Label::Implicit),
+///     FieldTable::new(2, "tags", "tags", Kind::String, Label::Repeated),
+/// ];
+/// static M: [MessageTable; 1] = [MessageTable::new("t.M", &F, &[])];
+/// static S: Schema = Schema { messages: &M, enums: &[] };
+/// let arena = quarry_core::Arena::new();
+/// let rec = json::from_json(MessageRef::new(&S, 0), &arena, r#"{"user_id": 7, "tags": ["<", ""]}"#)?;
+/// assert_eq!(encode(MessageRef::new(&S, 0), rec)?, [0x08, 0x07, 0x12, 0x01, b'<', 0x12, 0x00]);
+/// let err = json::from_json(MessageRef::new(&S, 0), &arena, r#"{"tags": [1]}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "expected a string at $.tags[0]");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn from_json<'a>(
+    message: MessageRef,
+    arena: &'a quarry_core::Arena,
+    text: &str,
+) -> Result<Record<'a>, JsonParseError> {
+    let json = lex::parse(text)?;
+    let mut reader = from::Reader {
+        arena,
+        path: String::from("$"),
+        depth: 0,
+    };
+    reader.message(message, &json)
+}
 
 /// The JSON of `record` as a `message`.
 ///
