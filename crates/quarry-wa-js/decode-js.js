@@ -14,18 +14,19 @@
 import { isUtf8 } from 'node:buffer';
 import { TOKENS, SERVER_NAMES } from './wasm.js';
 
-const LIST_EMPTY = 0;
-const DICTIONARY_0 = 236;
-const DICTIONARY_3 = 239;
-const AD_JID = 247;
-const LIST_8 = 248;
-const LIST_16 = 249;
-const JID_PAIR = 250;
-const HEX_8 = 251;
-const BINARY_8 = 252;
-const BINARY_20 = 253;
-const BINARY_32 = 254;
-const NIBBLE_8 = 255;
+// The format's tag bytes, shared with the encoder in index.js.
+export const LIST_EMPTY = 0;
+export const DICTIONARY_0 = 236;
+export const DICTIONARY_3 = 239;
+export const AD_JID = 247;
+export const LIST_8 = 248;
+export const LIST_16 = 249;
+export const JID_PAIR = 250;
+export const HEX_8 = 251;
+export const BINARY_8 = 252;
+export const BINARY_20 = 253;
+export const BINARY_32 = 254;
+export const NIBBLE_8 = 255;
 
 /** Nodes nested deeper than this are left to the WebAssembly decoder
  * (whose limit is 128). */

@@ -12,24 +12,27 @@
 import { inflate, inflateSync } from 'node:zlib';
 import { promisify } from 'node:util';
 import { wasm, TOKENS } from './wasm.js';
-import { decodeJs, scanJs, LazyNode } from './decode-js.js';
+import {
+  decodeJs,
+  scanJs,
+  LazyNode,
+  LIST_EMPTY,
+  DICTIONARY_0,
+  AD_JID,
+  LIST_8,
+  LIST_16,
+  JID_PAIR,
+  HEX_8,
+  BINARY_8,
+  BINARY_20,
+  BINARY_32,
+  NIBBLE_8,
+} from './decode-js.js';
 import { decodeWasm } from './decode-wasm.js';
 
 export { TOKENS };
 
 const inflateAsync = promisify(inflate);
-
-const LIST_EMPTY = 0;
-const DICTIONARY_0 = 236;
-const AD_JID = 247;
-const LIST_8 = 248;
-const LIST_16 = 249;
-const JID_PAIR = 250;
-const HEX_8 = 251;
-const BINARY_8 = 252;
-const BINARY_20 = 253;
-const BINARY_32 = 254;
-const NIBBLE_8 = 255;
 
 // Token text → wire code: below 256 one byte, else (236 + dict) << 8 | index.
 const TOKEN_CODE = new Map();

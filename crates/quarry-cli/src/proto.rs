@@ -81,18 +81,24 @@ fn load(proto: &str, include: Option<&str>, name: &str) -> Result<MessageRef, Fa
         .ok_or_else(|| Failure::Invalid(format!("no message type {name:?} in {proto}")))
 }
 
-fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
-    let parsed = args::parse(args, &DECODE)?;
-    if parsed.help {
-        return output::write(USAGE.as_bytes());
-    }
-    let path = parsed.one_positional("FILE (or - for stdin)", &DECODE)?;
+/// The `--proto` and `--type` options every subcommand needs.
+fn schema_options(parsed: &args::Parsed) -> Result<(&str, &str), Failure> {
     let proto = parsed
         .option("--proto")
         .ok_or_else(|| Failure::usage("missing --proto FILE.proto", USAGE))?;
     let name = parsed
         .option("--type")
         .ok_or_else(|| Failure::usage("missing --type NAME", USAGE))?;
+    Ok((proto, name))
+}
+
+fn decode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
+    let parsed = args::parse(args, &DECODE)?;
+    if parsed.help {
+        return output::write(USAGE.as_bytes());
+    }
+    let path = parsed.one_positional("FILE (or - for stdin)", &DECODE)?;
+    let (proto, name) = schema_options(&parsed)?;
     let (repeat, mode) = repeat::options(&parsed, USAGE)?;
     let message = load(proto, parsed.option("--include"), name)?;
     let bytes = input::read(path)?;
@@ -141,12 +147,7 @@ fn encode(args: impl Iterator<Item = OsString>) -> Result<(), Failure> {
         return output::write(USAGE.as_bytes());
     }
     let path = parsed.one_positional("FILE (or - for stdin)", &ENCODE)?;
-    let proto = parsed
-        .option("--proto")
-        .ok_or_else(|| Failure::usage("missing --proto FILE.proto", USAGE))?;
-    let name = parsed
-        .option("--type")
-        .ok_or_else(|| Failure::usage("missing --type NAME", USAGE))?;
+    let (proto, name) = schema_options(&parsed)?;
     let message = load(proto, parsed.option("--include"), name)?;
     let bytes = input::read(path)?;
     let text = std::str::from_utf8(&bytes)
