@@ -643,20 +643,36 @@ impl<'a> Dec<'a, '_> {
             self.items.take(n, start)?;
             self.alloc.charge_slice::<Slot<'a>>(n, start)?;
         }
-        // A buffer of the exact size: the present dense slots, then the
-        // tail. (Each slot copied from memory to memory: built as a value,
-        // the enum is copied part by part.)
-        let slots = self.alloc.bump().alloc_slice_fill_copy(n, Slot::absent(0));
-        let Some((known, unknown)) = slots.split_at_mut_checked(present) else {
+        // A buffer of the exact size, each slot written once: the present
+        // dense slots, then the tail. (Filled first and then overwritten,
+        // or through an iterator, the copy costs twice the instructions.)
+        let Ok(layout) = std::alloc::Layout::array::<Slot<'a>>(n) else {
             return Err(internal(start));
         };
-        for (dst, slot) in known
-            .iter_mut()
-            .zip(dense.iter().filter(|s| !s.is_absent()))
-        {
-            *dst = *slot;
+        let first = self.alloc.bump().alloc_layout(layout).cast::<Slot<'a>>();
+        let mut at = first;
+        // The tail is a slot or two: written one by one, not by a call to
+        // `memcpy`.
+        for slot in dense.iter().filter(|s| !s.is_absent()) {
+            // SAFETY: `first` holds room for `n` slots, and these two loops
+            // write `n`: the present dense slots (the filter `present`
+            // counted, over the same slots) and the tail. Plain `Copy`
+            // values into fresh memory: nothing to drop.
+            unsafe {
+                at.write(*slot);
+                at = at.add(1);
+            }
         }
-        unknown.copy_from_slice(tail);
+        for slot in tail {
+            // SAFETY: as above.
+            unsafe {
+                at.write(*slot);
+                at = at.add(1);
+            }
+        }
+        // SAFETY: the `n` slots from `first` were all written above, in
+        // memory of the arena, which lends it for `'a`.
+        let slots = unsafe { std::slice::from_raw_parts(first.as_ptr(), n) };
         self.scratch.truncate(base);
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
@@ -913,7 +929,22 @@ impl<'a> Dec<'a, '_> {
             _ => None,
         };
         let Some(fi) = known else {
-            let (pos, slot) = self.unknown(number, wt, at, after_tag, end, depth)?;
+            // What newer schemas add most, a one-byte varint (a flag, a
+            // small count or enum value), is read here; the rest, with the
+            // checks every wire type needs, by `unknown`.
+            let (pos, slot) = match buf.get(after_tag) {
+                Some(&b)
+                    if b < 0x80
+                        && wt == VARINT
+                        && number != 0
+                        && depth <= self.max_depth
+                        && after_tag < end =>
+                {
+                    let pos = next_byte(after_tag);
+                    (pos, Slot::unknown(number << 3, span(buf, after_tag, pos)?))
+                }
+                _ => self.unknown(number, wt, at, after_tag, end, depth)?,
+            };
             self.push(slot, at)?;
             return Ok(General {
                 fi: UNKNOWN,

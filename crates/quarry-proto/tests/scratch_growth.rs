@@ -1,10 +1,12 @@
 //! The one-pass decoder's scratch stack: slots pending across nesting
 //! levels past its first buffer (8 slots), so it grows while messages are
 //! open, and repeated message fields met once (kept as their one element,
-//! no gather). Inputs are built by hand here from a model of the message,
-//! the expectation. The scratch's push writes without a second capacity
-//! check (`one_pass.rs`, `Dec::push`), so these tests also run under Miri
-//! in CI.
+//! no gather); and dense records whose messages hold unknown fields,
+//! copied out with them when the message ends. Inputs are built by hand
+//! here from a model of the message, the expectation. The scratch's push
+//! writes without a second capacity check (`one_pass.rs`, `Dec::push`),
+//! and the dense record's copy writes its slots unchecked
+//! (`Dec::dense_with_tail`), so these tests also run under Miri in CI.
 
 use quarry_core::Arena;
 use quarry_proto::{
@@ -160,4 +162,77 @@ fn every_prefix_of_a_nested_input_decodes_or_errs() {
     // The empty input, and the end of each of the root's fields.
     let root_fields = 1 + model.children.len() + model.ids.len() + 1;
     assert_eq!(complete, 1 + root_fields);
+}
+
+// message Pair { string name = 1; Pair inner = 2; uint64 n = 3; }
+// (Few singular fields: a dense record, one slot per field.)
+static PAIR: [FieldTable; 3] = [
+    FieldTable::new(1, "name", "name", Kind::String, Label::Explicit),
+    FieldTable {
+        sub: 0,
+        ..FieldTable::new(2, "inner", "inner", Kind::Message, Label::Explicit)
+    },
+    FieldTable::new(3, "n", "n", Kind::UInt64, Label::Explicit),
+];
+static PAIR_MESSAGES: [MessageTable; 1] = [MessageTable::new("t.Pair", &PAIR, &[])];
+static PAIR_SCHEMA: Schema = Schema {
+    messages: &PAIR_MESSAGES,
+    enums: &[],
+};
+const PAIR_TYPE: MessageRef = MessageRef::new(&PAIR_SCHEMA, 0);
+
+/// The unknown fields of `record` as (tag, bytes after the tag).
+fn unknowns(record: Record<'_>) -> Vec<(u32, Vec<u8>)> {
+    record
+        .unknown_fields()
+        .map(|u| match u {
+            quarry_proto::UnknownField::Raw { tag, value } => (tag, value.to_vec()),
+            other => panic!("not a raw unknown field: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn unknown_fields_of_a_dense_record_follow_its_present_fields() {
+    assert!(MessageTable::dense_of(&PAIR));
+    // inner: n = 5, then field 9 (bytes "xy") and field 10 (varint 300),
+    // which Pair does not declare; its name is absent.
+    let inner = [3 << 3, 5, 9 << 3 | 2, 2, b'x', b'y', 10 << 3, 0xac, 0x02];
+    // root: name "ab", field 7 (varint 1) between known fields, inner,
+    // n = 2, field 11 (fixed32 1) last.
+    let mut bytes = vec![1 << 3 | 2, 2, b'a', b'b', 7 << 3, 1, 2 << 3 | 2];
+    bytes.push(inner.len() as u8);
+    bytes.extend_from_slice(&inner);
+    bytes.extend_from_slice(&[3 << 3, 2, 11 << 3 | 5, 1, 0, 0, 0]);
+    let mut arena = Arena::new();
+    for _ in 0..2 {
+        let root = decode(PAIR_TYPE, &arena, &bytes).unwrap();
+        assert_eq!(root.str(0), Some("ab"));
+        assert_eq!(root.scalar(2), Some(2));
+        assert_eq!(
+            unknowns(root),
+            [(7 << 3, vec![1]), (11 << 3 | 5, vec![1, 0, 0, 0])]
+        );
+        let inner = root.message(1).unwrap();
+        assert_eq!(inner.str(0), None);
+        assert!(!inner.has(0) && !inner.has(1));
+        assert_eq!(inner.scalar(2), Some(5));
+        assert_eq!(
+            unknowns(inner),
+            [(9 << 3 | 2, b"xy".to_vec()), (10 << 3, vec![0xac, 0x02])]
+        );
+        assert_eq!(root.present_fields(), 3);
+        assert_eq!(inner.present_fields(), 1);
+        arena.reset();
+    }
+    // Unknown fields last in each message: written back as they came.
+    let last = [
+        &[1 << 3 | 2, 1, b'z', 2 << 3 | 2, 4, 3 << 3, 9, 12 << 3, 1][..],
+        &[13 << 3, 0x7f, 14 << 3, 0],
+    ]
+    .concat();
+    let root = decode(PAIR_TYPE, &arena, &last).unwrap();
+    assert_eq!(unknowns(root.message(1).unwrap()), [(12 << 3, vec![1])]);
+    assert_eq!(unknowns(root), [(13 << 3, vec![0x7f]), (14 << 3, vec![0])]);
+    assert_eq!(quarry_proto::encode(PAIR_TYPE, root).unwrap(), last);
 }
