@@ -914,6 +914,26 @@ impl<'a> Dec<'a, '_> {
         if let Some(g) = two_byte_tag(table, self.buf, at, end) {
             return Ok(g);
         }
+        self.member_or_slow(table, base, at, end, depth)
+    }
+
+    /// [`general_field`](Self::general_field) past the two-byte case:
+    /// one-byte tags of oneof members to [`member`](Self::member), before
+    /// the general path's set-up; the rest to
+    /// [`general_slow`](Self::general_slow). (A function of its own: in
+    /// `general_field` the test cost the two-byte case registers.)
+    #[inline(never)]
+    fn member_or_slow(
+        &mut self,
+        table: &'static MessageTable,
+        base: usize,
+        at: usize,
+        end: usize,
+        depth: u32,
+    ) -> Result<General, DecodeError> {
+        if member_entry(table, self.buf, at).is_some() {
+            return self.member(table, base, at, end);
+        }
         self.general_slow(table, base, at, end, depth)
     }
 
@@ -946,33 +966,32 @@ impl<'a> Dec<'a, '_> {
         let mut pos = next_byte(at);
         let mut flags = step::ONEOF;
         let val = match reader {
-            op::STR | op::BYTES => {
-                let (s, e) = read_len(buf, &mut pos, end)?;
-                string_value(buf, s, e, reader == op::STR)?
-            }
-            op::MSG => {
-                let (s, e) = read_len(buf, &mut pos, end)?;
-                let slots = self.child(f, at, s, e)?;
-                if self.signal != 0 {
-                    let (mut slot, marks) = self.signalled(fi, at, slots)?;
-                    if self.displace_last(table, f, fi, base) {
-                        flags = 0;
-                        slot = slot.with_reset();
+            op::STR | op::BYTES | op::MSG => {
+                let (s, e) = match short_len(buf, pos, end) {
+                    Some(span) => span,
+                    None => read_len(buf, &mut pos, end)?,
+                };
+                pos = e;
+                if reader != op::MSG {
+                    string_value(buf, s, e, reader == op::STR)?
+                } else {
+                    let slots = self.child(f, at, s, e)?;
+                    if self.signal != 0 {
+                        return self.signalled_member(table, f, fi, slots, base, at, pos);
                     }
-                    self.push(slot, at)?;
-                    if marks & Msg::GATHER != 0 {
-                        flags |= step::GATHER;
-                    }
-                    if marks & Msg::PENDING != 0 {
-                        flags |= step::PENDING;
-                    }
-                    return Ok(read_as(fi, number, flags, pos));
+                    Val::Msg(slots)
                 }
-                Val::Msg(slots)
             }
             _ => {
                 let v = if reader < op::FIXED64 {
-                    norm_by_reader(reader, read_varint(buf, &mut pos, end)?)
+                    let raw = match buf.get(pos) {
+                        Some(&b) if b < 0x80 && pos < end => {
+                            pos = next_byte(pos);
+                            u64::from(b)
+                        }
+                        _ => read_varint(buf, &mut pos, end)?,
+                    };
+                    norm_by_reader(reader, raw)
                 } else {
                     read_fixed_by_reader(reader, buf, &mut pos, end)?
                 };
@@ -999,7 +1018,43 @@ impl<'a> Dec<'a, '_> {
         Ok(read_as(fi, number, flags, pos))
     }
 
-    /// [`general_field`](Self::general_field) past the two-byte case.
+    /// [`member`](Self::member) for a message member whose record `slots`
+    /// ended with a [`signal`] (see [`signalled`](Self::signalled)).
+    #[cold]
+    #[inline(never)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the member as `member` read it and the caller's cursor"
+    )]
+    fn signalled_member(
+        &mut self,
+        table: &MessageTable,
+        f: &FieldTable,
+        fi: u32,
+        slots: &'a [Slot<'a>],
+        base: usize,
+        at: usize,
+        pos: usize,
+    ) -> Result<General, DecodeError> {
+        let (mut slot, marks) = self.signalled(fi, at, slots)?;
+        let mut flags = step::ONEOF;
+        if self.displace_last(table, f, fi, base) {
+            flags = 0;
+            slot = slot.with_reset();
+        }
+        self.push(slot, at)?;
+        if marks & Msg::GATHER != 0 {
+            flags |= step::GATHER;
+        }
+        if marks & Msg::PENDING != 0 {
+            flags |= step::PENDING;
+        }
+        let number = table.fields.get(fi as usize).map_or(0, |f| f.number);
+        Ok(read_as(fi, number, flags, pos))
+    }
+
+    /// [`general_field`](Self::general_field) past the two-byte case and
+    /// oneof members.
     #[inline(never)]
     fn general_slow(
         &mut self,
@@ -1010,10 +1065,6 @@ impl<'a> Dec<'a, '_> {
         depth: u32,
     ) -> Result<General, DecodeError> {
         let buf = self.buf;
-        // Oneof members with a one-byte tag first (see `member`).
-        if member_entry(table, buf, at).is_some() {
-            return self.member(table, base, at, end);
-        }
         let (number, wt, after_tag) = match short_tag(buf, at) {
             Some((number, wt)) => (number, wt, next_byte(at)),
             None => {
