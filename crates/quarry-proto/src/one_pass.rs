@@ -1123,7 +1123,8 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// A known field the loop does not read inline: repeated fields, oneof
-    /// members, enums, groups, packed runs and wire-type mismatches. Its
+    /// members [`member`](Self::member) does not read, enums, groups,
+    /// packed runs and wire-type mismatches. Its
     /// tag is at `at`, its value from `pos`; returns where the loop goes on
     /// and what it must note (see [`step`]).
     #[inline(never)]
