@@ -57,6 +57,20 @@ fn a_well_formed_displaced_member_is_dropped() {
 }
 
 #[test]
+fn a_tag_byte_of_wire_type_7_is_no_oneof_member() {
+    // 0x7F is field 15 with wire type 7, which no field has: an error, as
+    // in prost, read sparse or dense, in a message with oneofs or not.
+    for bytes in [
+        vec![0x7F],
+        k_inner(&[0x7F]),
+        k_inner(&[OFF_DENSE[0], OFF_DENSE[1], 0x7F]),
+    ] {
+        assert!(!prost_accepts(&bytes), "{bytes:02X?}");
+        assert!(decode3(&bytes).is_err(), "{bytes:02X?}");
+    }
+}
+
+#[test]
 fn a_displaced_message_member_with_a_bad_length_is_an_error() {
     // k_inner { 9: 0, text: claims 5 bytes, has 1 }, then k_u64.
     let bytes = [k_inner(&[0x48, 0x00, 0x0A, 0x05, b'a']), K_U64.to_vec()].concat();

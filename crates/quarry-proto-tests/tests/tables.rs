@@ -80,22 +80,26 @@ fn run_time_tables_derive_the_same_ops() {
     assert_eq!(check(m.schema), (6, 0));
     let ops: Vec<u8> = m.table().fields.iter().map(|f| f.op >> 3).collect();
     // string, repeated message, repeated scalar (no reader of its own),
-    // two oneof members (none), sint64: hand-derived from op_of's rules.
+    // two oneof members (their readers, bytes 2 and message 3, under the
+    // member mark 0x80 >> 3), sint64: hand-derived from op_of's rules.
     let expect = [
         FieldTable::op_of(Kind::String, Label::Implicit, false, true) >> 3,
         FieldTable::op_of(Kind::Message, Label::Repeated, false, true) >> 3,
         0,
-        0,
-        0,
+        16 | 2,
+        16 | 3,
         FieldTable::op_of(Kind::SInt64, Label::Implicit, false, true) >> 3,
     ];
     assert_eq!(ops, expect);
     assert!(ops[0] != 0 && ops[1] != 0 && ops[5] != 0);
-    // Its short lookup: fields without a reader of their own are 0xFF.
+    // Its short lookup: fields without a reader of their own are 0xFF;
+    // oneof members have bit 7 of their tag byte set.
     let short = m.table().short;
     assert_eq!(short[1], 0x0A | 1 << 8);
     assert_eq!(short[2], 0x12 | 4 << 8 | 1 << 12); // repeated message (reader 4)
-    assert_eq!((short[3], short[4], short[5]), (0xFF, 0xFF, 0xFF));
+    assert_eq!(short[3], 0xFF);
+    assert_eq!(short[4], 0x80 | 0x22 | 2 << 8 | 3 << 12); // bytes member (reader 2)
+    assert_eq!(short[5], 0x80 | 0x2A | 3 << 8 | 4 << 12); // message member (reader 3)
     assert_eq!(short[6], 0x30 | 10 << 8 | 5 << 12); // sint64 (reader 10)
     // Repeated and message fields: no dense records.
     assert!(!m.table().dense);

@@ -256,7 +256,7 @@ fn two_byte_tag(table: &MessageTable, buf: &[u8], at: usize, end: usize) -> Opti
     let number = tag >> 3;
     let fi = u32::from(*table.by_number.get(number as usize)?).checked_sub(1)?;
     let op = table.fields.get(fi as usize)?.op;
-    if u32::from(op & 7) != tag & 7 || op >> 3 == op::RARE {
+    if u32::from(op & 7) != tag & 7 || !loop_reads(op) {
         return None;
     }
     Some(General {
@@ -266,6 +266,26 @@ fn two_byte_tag(table: &MessageTable, buf: &[u8], at: usize, end: usize) -> Opti
         flags: 0,
         pos: after,
     })
+}
+
+/// True if the loop reads a field of [`FieldTable::op`] `op` once the
+/// field's index is known: it has a reader (`op` from 8) and is no oneof
+/// member (bit 7, which makes `op` negative as an `i8`).
+#[inline(always)]
+fn loop_reads(op: u8) -> bool {
+    op as i8 >= 8
+}
+
+/// The [`short`](MessageTable::short) entry of the oneof member whose
+/// one-byte tag is at `at` (bit 7 of its tag byte set, see
+/// [`MessageTable::short_of`]), if it is one.
+#[inline(always)]
+fn member_entry(table: &MessageTable, buf: &[u8], at: usize) -> Option<u16> {
+    let b = *buf.get(at)?;
+    // Bytes from 0x80 have no entry.
+    let e = *table.short.get(usize::from(b >> 3))?;
+    // An entry of no field (0xFF, no reader) would match 0x7F.
+    (e as u8 == b | op::MEMBER && e >= 0x100).then_some(e)
 }
 
 /// A length prefix of one byte whose payload ends within `end`; `None`
@@ -293,6 +313,18 @@ struct General {
     flags: u8,
     /// Past the tag, or past the field when it was read.
     pos: usize,
+}
+
+/// A field a helper read already (reader [`op::RARE`]), up to `pos`.
+#[inline(always)]
+fn read_as(fi: u32, number: u32, flags: u8, pos: usize) -> General {
+    General {
+        fi,
+        number,
+        reader: op::RARE,
+        flags,
+        pos,
+    }
 }
 
 /// What a helper tells the field loop besides the new position.
@@ -898,10 +930,147 @@ impl<'a> Dec<'a, '_> {
         if let Some(g) = two_byte_tag(table, self.buf, at, end) {
             return Ok(g);
         }
+        self.member_or_slow(table, base, at, end, depth)
+    }
+
+    /// [`general_field`](Self::general_field) past the two-byte case:
+    /// one-byte tags of oneof members to [`member`](Self::member), before
+    /// the general path's set-up; the rest to
+    /// [`general_slow`](Self::general_slow). (A function of its own: in
+    /// `general_field` the test cost the two-byte case registers.)
+    #[inline(never)]
+    fn member_or_slow(
+        &mut self,
+        table: &'static MessageTable,
+        base: usize,
+        at: usize,
+        end: usize,
+        depth: u32,
+    ) -> Result<General, DecodeError> {
+        if member_entry(table, self.buf, at).is_some() {
+            return self.member(table, base, at, end);
+        }
         self.general_slow(table, base, at, end, depth)
     }
 
-    /// [`general_field`](Self::general_field) past the two-byte case.
+    /// A oneof member with a one-byte tag and a reader of its own (see
+    /// [`member_entry`]), read here by its reader, without the general path's set-up: a
+    /// member read right after another member of its oneof (the slot on
+    /// top of the scratch, above `base`) drops that slot, otherwise it is
+    /// counted ([`step::ONEOF`]) for `finish`, as
+    /// [`rare_known`](Self::rare_known) does. Returns the member as read
+    /// (reader [`op::RARE`]). The loop itself has no oneof branch: any
+    /// state it keeps for one costs every decode.
+    #[inline(never)]
+    fn member(
+        &mut self,
+        table: &'static MessageTable,
+        base: usize,
+        at: usize,
+        end: usize,
+    ) -> Result<General, DecodeError> {
+        let buf = self.buf;
+        let Some(e) = member_entry(table, buf, at) else {
+            return Err(internal(at));
+        };
+        let fi = u32::from(e >> 12);
+        let reader = ((e >> 8) & 15) as u8;
+        let number = u32::from((e as u8) & !op::MEMBER) >> 3;
+        let Some(f) = table.fields.get(fi as usize) else {
+            return Err(internal(at));
+        };
+        let mut pos = next_byte(at);
+        let mut flags = step::ONEOF;
+        let val = match reader {
+            op::STR | op::BYTES | op::MSG => {
+                let (s, e) = match short_len(buf, pos, end) {
+                    Some(span) => span,
+                    None => read_len(buf, &mut pos, end)?,
+                };
+                pos = e;
+                if reader != op::MSG {
+                    string_value(buf, s, e, reader == op::STR)?
+                } else {
+                    let slots = self.child(f, at, s, e)?;
+                    if self.signal != 0 {
+                        return self.signalled_member(table, f, fi, slots, base, at, pos);
+                    }
+                    Val::Msg(slots)
+                }
+            }
+            _ => {
+                let v = if reader < op::FIXED64 {
+                    let raw = match buf.get(pos) {
+                        Some(&b) if b < 0x80 && pos < end => {
+                            pos = next_byte(pos);
+                            u64::from(b)
+                        }
+                        _ => read_varint(buf, &mut pos, end)?,
+                    };
+                    norm_by_reader(reader, raw)
+                } else {
+                    read_fixed_by_reader(reader, buf, &mut pos, end)?
+                };
+                if reader == op::ENUM
+                    && let Some(en) = closed_enum(self.schema, f)
+                    && !en.contains(v as i32)
+                {
+                    // Kept as an unknown field, as protobuf does; it
+                    // displaces no member. (No map entry has members.)
+                    let value = span(buf, next_byte(at), pos)?;
+                    self.push(Slot::unknown(number << 3, value), at)?;
+                    return Ok(read_as(fi, number, flags, pos));
+                }
+                Val::Scalar(v)
+            }
+        };
+        let mut slot = Slot::new(fi, val);
+        if self.displace_last(table, f, fi, base) {
+            // One member replaced another: see `rare_known`.
+            flags = 0;
+            slot = slot.with_reset();
+        }
+        self.push(slot, at)?;
+        Ok(read_as(fi, number, flags, pos))
+    }
+
+    /// [`member`](Self::member) for a message member whose record `slots`
+    /// ended with a [`signal`] (see [`signalled`](Self::signalled)).
+    #[cold]
+    #[inline(never)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the member as `member` read it and the caller's cursor"
+    )]
+    fn signalled_member(
+        &mut self,
+        table: &MessageTable,
+        f: &FieldTable,
+        fi: u32,
+        slots: &'a [Slot<'a>],
+        base: usize,
+        at: usize,
+        pos: usize,
+    ) -> Result<General, DecodeError> {
+        let (mut slot, marks) = self.signalled(fi, at, slots)?;
+        let mut flags = step::ONEOF;
+        if self.displace_last(table, f, fi, base) {
+            flags = 0;
+            slot = slot.with_reset();
+        }
+        self.push(slot, at)?;
+        if marks & Msg::GATHER != 0 {
+            flags |= step::GATHER;
+        }
+        if marks & Msg::PENDING != 0 {
+            flags |= step::PENDING;
+        }
+        let number = table.fields.get(fi as usize).map_or(0, |f| f.number);
+        Ok(read_as(fi, number, flags, pos))
+    }
+
+    /// [`general_field`](Self::general_field) past the two-byte case and
+    /// oneof members.
     #[inline(never)]
     fn general_slow(
         &mut self,
@@ -960,11 +1129,11 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(at));
         };
         // The field's reader and expected wire type in one byte: fields
-        // without a reader of their own (other repeated fields, oneof
-        // members, groups) and wire types that differ (packed runs, errors)
-        // go through the whole table entry.
+        // without a reader of their own (other repeated fields, groups),
+        // oneof members the one-byte case did not take and wire types that
+        // differ (packed runs, errors) go through the whole table entry.
         let op = f.op;
-        if op & 7 != wt || op >> 3 == op::RARE {
+        if op & 7 != wt || !loop_reads(op) {
             let (pos, flags) =
                 self.rare_known(table, f, fi, number, wt, base, at, after_tag, end, depth)?;
             return Ok(General {
@@ -985,7 +1154,8 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// A known field the loop does not read inline: repeated fields, oneof
-    /// members, enums, groups, packed runs and wire-type mismatches. Its
+    /// members [`member`](Self::member) does not read, enums, groups,
+    /// packed runs and wire-type mismatches. Its
     /// tag is at `at`, its value from `pos`; returns where the loop goes on
     /// and what it must note (see [`step`]).
     #[inline(never)]

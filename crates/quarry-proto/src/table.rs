@@ -138,8 +138,10 @@ impl MessageTable {
 
     /// Whether messages with `fields` (with [`FieldTable::op`] set) may be
     /// decoded into dense records: at most [`DENSE_FIELDS`](Self::DENSE_FIELDS)
-    /// fields, each with a reader of its own and none repeated (a dense
-    /// record holds one value per field). The decoder writes a dense record
+    /// fields, each with a reader of its own, none repeated (a dense
+    /// record holds one value per field) and none a oneof member (whose
+    /// slot in a dense record would outlive the member that displaced
+    /// it). The decoder writes a dense record
     /// only while its budget for a decode (one dense slot per two input
     /// bytes, all dense records together) has a slot per field, so dense
     /// slots take at most 16 bytes per input byte, as the slots of sparse
@@ -162,7 +164,7 @@ impl MessageTable {
         let mut i = 0;
         while i < fields.len() {
             let reader = fields[i].op >> 3;
-            if matches!(reader, op::RARE | op::MSGS) {
+            if matches!(reader, op::RARE | op::MSGS) || fields[i].op & op::MEMBER != 0 {
                 return false;
             }
             i += 1;
@@ -174,10 +176,12 @@ impl MessageTable {
     /// number, [`FieldTable::op`] set). Entry `n` describes field number
     /// `n` when the decoder can read it from its one-byte tag without the
     /// field's entry: the tag byte it expects (`n << 3 | wire type`) in
-    /// bits 0 to 7, the reader ([`FieldTable::op`] `>> 3`) in bits 8 to 11,
-    /// the field's index in bits 12 to 15 (below 15: numbers are distinct
-    /// and sorted, so field `n` has index `n - 1` or less). Other entries
-    /// are `0xFF`, a byte no one-byte tag equals.
+    /// bits 0 to 7, the reader ([`FieldTable::op`] bits 3 to 6) in bits 8
+    /// to 11, the field's index in bits 12 to 15 (below 15: numbers are
+    /// distinct and sorted, so field `n` has index `n - 1` or less). A
+    /// oneof member's tag byte has bit 7 set, so no tag byte equals it:
+    /// the decoder reads a member after checking which member it displaces.
+    /// Other entries are `0xFF`, a byte no one-byte tag equals.
     ///
     /// ```
     /// use quarry_proto::{FieldTable, Kind, Label, MessageTable};
@@ -190,16 +194,24 @@ impl MessageTable {
     /// assert_eq!(short[2], 0x10 | 5 << 8);
     /// // Repeated scalars are read through their entry; 1 is no field.
     /// assert_eq!((short[1], short[5]), (0xFF, 0xFF));
+    ///
+    /// static PICK: [FieldTable; 1] = [FieldTable {
+    ///     oneof: 1,
+    ///     op: FieldTable::op_of(Kind::String, Label::Explicit, true, true),
+    ///     ..FieldTable::new(3, "name", "name", Kind::String, Label::Explicit)
+    /// }];
+    /// // A oneof member: tag 0x1A with bit 7, reader 1 (UTF-8 string), index 0.
+    /// assert_eq!(MessageTable::short_of(&PICK)[3], 0x80 | 0x1A | 1 << 8);
     /// ```
     pub const fn short_of(fields: &[FieldTable]) -> [u16; 16] {
         let mut short = [0xFFu16; 16];
         let mut i = 0;
         while i < fields.len() && i < 15 {
             let f = &fields[i];
-            let reader = f.op >> 3;
+            let reader = (f.op >> 3) & 15;
             if f.number < 16 && reader != op::RARE {
                 short[f.number as usize] = ((f.number as u16) << 3)
-                    | (f.op & 7) as u16
+                    | (f.op & (7 | op::MEMBER)) as u16
                     | (reader as u16) << 8
                     | (i as u16) << 12;
             }
@@ -355,8 +367,9 @@ pub struct FieldTable {
     /// The value an absent singular field reads as.
     pub default: DefaultValue,
     /// How the decoder reads the field's common case: the wire type it
-    /// expects in the low three bits, a reader above them (0: none, the
-    /// decoder reads the field through its whole entry). Must equal
+    /// expects in the low three bits, a reader in bits 3 to 6 (0: none, the
+    /// decoder reads the field through its whole entry), and in bit 7 a
+    /// mark for a oneof member. Must equal
     /// [`FieldTable::op_of`] of the other fields, or
     /// [`FieldTable::whole_entry_op`] for the value of a map entry whose
     /// values are a closed enum; [`FieldTable::new`] and
@@ -381,23 +394,26 @@ pub(crate) mod op {
     pub const FIXED64: u8 = 12;
     pub const FIXED32: u8 = 13;
     pub const SFIXED32: u8 = 14;
+    /// Not a reader: the bit of [`FieldTable::op`](super::FieldTable::op)
+    /// that marks a oneof member.
+    pub const MEMBER: u8 = 1 << 7;
 }
 
 impl FieldTable {
-    /// The [`op`](FieldTable::op) of a field: singular fields outside
-    /// oneofs and repeated message fields get a reader of their own, the
-    /// rest (other repeated fields, oneof members, groups) none.
+    /// The [`op`](FieldTable::op) of a field: singular fields and
+    /// repeated message fields get a reader of their own, the rest (other
+    /// repeated fields, groups) none; oneof members are marked (bit 7).
     ///
     /// ```
     /// use quarry_proto::{FieldTable, Kind, Label};
     /// // A string read as UTF-8 (reader 1), length-delimited (wire type 2).
     /// assert_eq!(FieldTable::op_of(Kind::String, Label::Implicit, false, true), 1 << 3 | 2);
-    /// // Oneof members are read through the whole entry.
-    /// assert_eq!(FieldTable::op_of(Kind::String, Label::Explicit, true, true) >> 3, 0);
+    /// // The same as a oneof member.
+    /// assert_eq!(FieldTable::op_of(Kind::String, Label::Explicit, true, true), 0x80 | 1 << 3 | 2);
     /// ```
     pub const fn op_of(kind: Kind, label: Label, in_oneof: bool, utf8: bool) -> u8 {
         let repeated = matches!(label, Label::Repeated);
-        let reader = if in_oneof || (repeated && !matches!(kind, Kind::Message)) {
+        let reader = if repeated && !matches!(kind, Kind::Message) {
             op::RARE
         } else {
             match kind {
@@ -418,7 +434,8 @@ impl FieldTable {
                 Kind::SFixed32 => op::SFIXED32,
             }
         };
-        (reader << 3) | kind.wire_type()
+        let member = if in_oneof { op::MEMBER } else { 0 };
+        member | (reader << 3) | kind.wire_type()
     }
 
     /// The [`op`](FieldTable::op) of a field with no reader of its own,
