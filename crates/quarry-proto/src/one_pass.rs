@@ -288,6 +288,26 @@ fn member_entry(table: &MessageTable, buf: &[u8], at: usize) -> Option<u16> {
     (e as u8 == b | op::MEMBER && e >= 0x100).then_some(e)
 }
 
+/// An unknown field of number `number` (not 0) and wire type `wt` whose
+/// value, from `at`, is a one-byte varint (a flag, a small count or enum
+/// value: what newer schemas add most): where it ends and its slot.
+#[inline(always)]
+fn one_byte_varint(
+    buf: &[u8],
+    number: u32,
+    wt: u8,
+    at: usize,
+    end: usize,
+) -> Option<(usize, Slot<'_>)> {
+    match buf.get(at) {
+        Some(&b) if b < 0x80 && wt == VARINT && number != 0 && at < end => {
+            let pos = next_byte(at);
+            Some((pos, Slot::unknown(number << 3, buf.get(at..pos)?)))
+        }
+        _ => None,
+    }
+}
+
 /// A length prefix of one byte whose payload ends within `end`; `None`
 /// sends the caller to [`read_len`], which reports what is wrong.
 #[inline(always)]
@@ -950,6 +970,27 @@ impl<'a> Dec<'a, '_> {
         if member_entry(table, self.buf, at).is_some() {
             return self.member(table, base, at, end);
         }
+        // A field appended by a newer schema, a one-byte varint: kept as
+        // `general_slow` keeps it, without its set-up.
+        if let Some(&b) = self.buf.get(at)
+            && b < 0x80
+            && table
+                .fields
+                .last()
+                .is_some_and(|f| u32::from(b >> 3) > f.number)
+            && depth <= self.max_depth
+            && let Some((pos, slot)) =
+                one_byte_varint(self.buf, u32::from(b >> 3), b & 7, next_byte(at), end)
+        {
+            self.push(slot, at)?;
+            return Ok(General {
+                fi: UNKNOWN,
+                number: u32::from(b >> 3),
+                reader: op::RARE,
+                flags: 0,
+                pos,
+            });
+        }
         self.general_slow(table, base, at, end, depth)
     }
 
@@ -1098,20 +1139,11 @@ impl<'a> Dec<'a, '_> {
             _ => None,
         };
         let Some(fi) = known else {
-            // What newer schemas add most, a one-byte varint (a flag, a
-            // small count or enum value), is read here; the rest, with the
-            // checks every wire type needs, by `unknown`.
-            let (pos, slot) = match buf.get(after_tag) {
-                Some(&b)
-                    if b < 0x80
-                        && wt == VARINT
-                        && number != 0
-                        && depth <= self.max_depth
-                        && after_tag < end =>
-                {
-                    let pos = next_byte(after_tag);
-                    (pos, Slot::unknown(number << 3, span(buf, after_tag, pos)?))
-                }
+            // A one-byte varint is read here (a one-byte tag's, appended,
+            // by `member_or_slow` already); the rest, with the checks
+            // every wire type needs, by `unknown`.
+            let (pos, slot) = match one_byte_varint(buf, number, wt, after_tag, end) {
+                Some(read) if depth <= self.max_depth => read,
                 _ => self.unknown(number, wt, at, after_tag, end, depth)?,
             };
             self.push(slot, at)?;
