@@ -99,6 +99,76 @@ pub(crate) fn merge_now<'r, 'a: 'r>(
     Ok(out)
 }
 
+/// The occurrences `run` (in input order, two or more) of singular message
+/// field `f` (index `fi`) of a message that ends, merged into one slot,
+/// within `left`, the arena bytes the decode's merges at a message's end
+/// may still write; what the merge writes is taken from it. `None` when
+/// the merge would write more (the occurrences then stay side by side and
+/// are merged once the root ends, by [`settle`]).
+///
+/// Each occurrence is settled already (merged at its own parents' ends, or
+/// pending below, which the merge settles too), so the merge writes the
+/// records it combines and the shared paths below them. A record merged
+/// here can be copied again when an ancestor is merged, once per level:
+/// the budget keeps that within a bound per input byte (see
+/// `decode::MERGE_BYTES_PER_INPUT_BYTE`).
+pub(crate) fn merge_run<'r, 'a: 'r>(
+    alloc: &BoundedAlloc<'a>,
+    schema: &'static Schema,
+    f: &FieldTable,
+    fi: u32,
+    run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+    left: &mut usize,
+    at: usize,
+) -> Result<Option<Slot<'a>>, DecodeError> {
+    let Some(table) = schema.messages.get(f.sub as usize) else {
+        return Err(internal(at));
+    };
+    let part = alloc.capped(*left);
+    let reset = run.clone().any(Slot::is_reset);
+    let merged = if mergeable_now(table, run.clone()) {
+        merge_now(&part, run, at)
+    } else {
+        let m = Merger {
+            alloc: &part,
+            schema,
+            at,
+            depth: Cell::new(0),
+        };
+        let mut recs = run.filter_map(Slot::as_msg);
+        match (recs.next(), recs.next(), recs.next()) {
+            (Some(a), Some(b), None) => m.merge(table, &[a, b]),
+            (Some(a), Some(b), Some(c)) => {
+                let mut list = ArenaVec::new_in(part.bump());
+                let n = recs.clone().count().saturating_add(3);
+                part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
+                    list.reserve_exact(n);
+                    list.extend([a, b, c]);
+                    list.extend(recs);
+                    m.merge(table, &list)
+                })
+            }
+            _ => Err(internal(at)),
+        }
+    };
+    let spent = part.used().saturating_sub(alloc.used());
+    alloc.absorb(&part);
+    *left = left.saturating_sub(spent);
+    match merged {
+        Ok(slots) => {
+            let slot = Slot::new(fi, Val::Msg(slots));
+            Ok(Some(if reset { slot.with_reset() } else { slot }))
+        }
+        // Past the budget (or the arena's limit, which the merge when the
+        // root ends meets again).
+        Err(DecodeError::ArenaLimit { .. }) => {
+            *left = 0;
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// True if `slots` is a dense record of `table`: slot `i` holds field `i`,
 /// present or absent.
 fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
@@ -184,9 +254,11 @@ impl<'a> Merger<'_, 'a> {
             let r = u32::try_from(r).map_err(|_| internal(at))?;
             all.extend(rec.iter().filter(|s| !s.is_absent()).map(|s| (s, r)));
         }
-        if !table.oneofs.is_empty() {
-            self.drop_displaced(table, &mut all)?;
-        }
+        let oneofs = if table.oneofs.is_empty() {
+            None
+        } else {
+            Some(self.drop_displaced(table, &mut all)?)
+        };
         // By field, then record, then position: input order within a field.
         // One record is in that order already (see `in_decode_order`).
         let perm = self
@@ -216,16 +288,21 @@ impl<'a> Merger<'_, 'a> {
                 Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run)?),
                 Some(f) if f.kind.is_message() => {
                     let count = stop.saturating_sub(k);
-                    if count == 1 && !first.is_pending() {
-                        out.push(*first);
+                    // A oneof member that displaced another, here or in
+                    // its own record, keeps the mark for a later merge.
+                    let reset = run.clone().any(Slot::is_reset)
+                        || oneofs.as_ref().is_some_and(|o| o.displaced_any(first));
+                    let slot = if count == 1 && !first.is_pending() {
+                        *first
                     } else {
                         let occurrences = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
                         for (o, s) in occurrences.iter_mut().zip(run) {
                             *o = s.as_msg().unwrap_or(&[]);
                         }
                         let merged = self.merge(self.sub(f)?, occurrences)?;
-                        out.push(Slot::new(fi, Val::Msg(merged)));
-                    }
+                        Slot::new(fi, Val::Msg(merged))
+                    };
+                    out.push(if reset { slot.with_reset() } else { slot });
                 }
                 // A scalar, string or bytes field: the last occurrence wins.
                 Some(_) => {
@@ -283,8 +360,13 @@ impl<'a> Merger<'_, 'a> {
                         for (o, s) in occurrences.iter_mut().zip(run) {
                             *o = s.as_msg().unwrap_or(&[]);
                         }
-                        let merged = self.merge(self.sub(f)?, occurrences)?;
-                        out.push(Slot::new(fi, Val::Msg(merged)));
+                        let merged =
+                            Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
+                        out.push(if run.iter().any(Slot::is_reset) {
+                            merged.with_reset()
+                        } else {
+                            merged
+                        });
                     }
                 }
                 // A scalar, string or bytes field: the last occurrence wins.
@@ -362,6 +444,7 @@ impl<'a> Merger<'_, 'a> {
         let out = self.alloc.alloc_slice_copy(slots, self.at)?;
         for slot in out.iter_mut().filter(|s| s.is_pending()) {
             let fi = slot.field();
+            let reset = slot.is_reset();
             let f = table
                 .fields
                 .get(fi as usize)
@@ -378,6 +461,9 @@ impl<'a> Merger<'_, 'a> {
                 }
                 (None, one) => Slot::new(fi, Val::Msg(self.merge(sub, &[one.unwrap_or(&[])])?)),
             };
+            if reset {
+                *slot = slot.with_reset();
+            }
         }
         debug_assert!(record::in_reader_order(out));
         Ok(out)
@@ -500,13 +586,13 @@ impl<'a> Merger<'_, 'a> {
         &self,
         table: &'static MessageTable,
         all: &mut ArenaVec<'a, (&'a Slot<'a>, u32)>,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<Oneofs<'a>, DecodeError> {
         let mut oneofs = Oneofs::new(self.alloc, table, all.len(), self.at)?;
         for (slot, r) in all.iter().rev() {
             oneofs.note(slot, *r);
         }
         all.retain(|(slot, r)| oneofs.keeps(slot, *r));
-        Ok(())
+        Ok(oneofs)
     }
 }
 

@@ -166,6 +166,10 @@ struct Dec<'a, 's> {
     /// Dense-record slots this decode may still allocate: one per two
     /// input bytes in all (see [`Dec::enter`]).
     dense_left: usize,
+    /// Arena bytes the merges at a message's end may still write (see
+    /// [`crate::merge::merge_run`]): past them, occurrences are merged once
+    /// the root ends.
+    merge_left: usize,
     /// False when nothing this decode can write or count reaches the
     /// limits (see [`decode`]): the per-message checks are skipped.
     checked: bool,
@@ -212,6 +216,9 @@ pub(crate) fn decode<'a>(
         depth: 1,
         deep: options.max_depth.saturating_add(1).min(MAX_RECURSION),
         dense_left: input.len() / 2,
+        merge_left: input
+            .len()
+            .saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE),
         checked,
         error: None,
         take_depth: 1,
@@ -1465,22 +1472,28 @@ impl<'a> Dec<'a, '_> {
                     Slot::new(fi, val)
                 }
                 // A singular field: its last occurrence wins, except that a
-                // message field's occurrences are merged (kept side by
-                // side here, merged when the root ends: see `merge.rs`).
+                // message field's occurrences are merged, here (see
+                // `merge.rs`) or, past the merge budget, when the root ends.
                 Some(f) if !(f.kind.is_message() && run.len() > 1) => {
                     run.last().copied().unwrap_or(first)
                 }
-                Some(f) if mergeable_now(self.schema, f, run.iter()) => {
-                    // Occurrences of a narrow message of scalars: merged
-                    // here, with nothing left pending.
-                    Slot::new(
+                Some(f)
+                    if let Some(slot) = crate::merge::merge_run(
+                        alloc,
+                        self.schema,
+                        f,
                         fi,
-                        Val::Msg(crate::merge::merge_now(alloc, run.iter(), at)?),
-                    )
+                        run.iter(),
+                        &mut self.merge_left,
+                        at,
+                    )? =>
+                {
+                    slot
                 }
                 _ => {
                     // Unknown fields, kept in input order, and the
-                    // occurrences of a singular message field.
+                    // occurrences of a singular message field kept side
+                    // by side for the merge when the root ends.
                     if fi < UNKNOWN {
                         self.signal |= signal::PENDING;
                     }
@@ -1544,19 +1557,11 @@ impl<'a> Dec<'a, '_> {
                 let Some(f) = table.fields.get(fi as usize) else {
                     return Err(internal(at));
                 };
-                if !f.is_repeated()
-                    && f.kind.is_message()
-                    && stop.saturating_sub(k) > 1
-                    && !mergeable_now(
-                        self.schema,
-                        f,
-                        (k..stop).filter_map(|j| pending.get(index(j))),
-                    )
-                {
-                    // Occurrences to merge, kept side by side (see
+                if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
+                    // Occurrences to merge: room for them side by side, in
+                    // case the merge budget leaves them so (see
                     // `merge.rs`).
                     out_len = out_len.saturating_add(stop.saturating_sub(k).saturating_sub(1));
-                    self.signal |= signal::PENDING;
                 }
                 if f.is_repeated() {
                     // Values of unpacked occurrences (packed runs counted
@@ -1603,21 +1608,22 @@ impl<'a> Dec<'a, '_> {
                 Some(f)
                     if f.kind.is_message()
                         && stop.saturating_sub(k) > 1
-                        && mergeable_now(
+                        && let Some(slot) = crate::merge::merge_run(
+                            alloc,
                             self.schema,
                             f,
+                            fi,
                             (k..stop).filter_map(|j| pending.get(index(j))),
-                        ) =>
+                            &mut self.merge_left,
+                            at,
+                        )? =>
                 {
-                    // Occurrences of a narrow message of scalars: merged
-                    // here, with nothing left pending.
-                    let run = (k..stop).filter_map(|j| pending.get(index(j)));
-                    out.push(Slot::new(
-                        fi,
-                        Val::Msg(crate::merge::merge_now(alloc, run, at)?),
-                    ));
+                    out.push(slot);
                 }
                 Some(f) if f.kind.is_message() && stop.saturating_sub(k) > 1 => {
+                    // Past the merge budget: side by side, merged when the
+                    // root ends.
+                    self.signal |= signal::PENDING;
                     for j in k..stop {
                         let Some(slot) = pending.get(index(j)) else {
                             return Err(internal(at));
@@ -1649,19 +1655,6 @@ impl<'a> Dec<'a, '_> {
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
-}
-
-/// [`merge::mergeable_now`](crate::merge::mergeable_now) for the
-/// occurrences `run` of message field `f`.
-fn mergeable_now<'r, 'a: 'r>(
-    schema: &'static Schema,
-    f: &FieldTable,
-    run: impl Iterator<Item = &'r Slot<'a>>,
-) -> bool {
-    schema
-        .messages
-        .get(f.sub as usize)
-        .is_some_and(|sub| crate::merge::mergeable_now(sub, run))
 }
 
 /// The slots of `scratch` pending for the message whose first is at
