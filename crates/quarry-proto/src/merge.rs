@@ -101,10 +101,11 @@ pub(crate) fn merge_now<'r, 'a: 'r>(
 
 /// The occurrences `run` (in input order, two or more) of singular message
 /// field `f` (index `fi`) of a message that ends, merged into one slot,
-/// within `left`, the arena bytes the decode's merges at a message's end
-/// may still write; what the merge writes is taken from it. `None` when
-/// the merge would write more (the occurrences then stay side by side and
-/// are merged once the root ends, by [`settle`]).
+/// within the decode's merge budget (`MERGE_BYTES_PER_INPUT_BYTE` per
+/// byte of its `input_len` bytes), of which `spent` were written by the
+/// merges before; what this one writes is added. `None` when the merge
+/// would pass the budget (the occurrences then stay side by side and are
+/// merged once the root ends, by [`settle`]).
 ///
 /// Each occurrence is settled already (merged at its own parents' ends, or
 /// pending below, which the merge settles too), so the merge writes the
@@ -118,13 +119,15 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     f: &FieldTable,
     fi: u32,
     run: impl Iterator<Item = &'r Slot<'a>> + Clone,
-    left: &mut usize,
+    input_len: usize,
+    spent: &mut usize,
     at: usize,
 ) -> Result<Option<Slot<'a>>, DecodeError> {
     let Some(table) = schema.messages.get(f.sub as usize) else {
         return Err(internal(at));
     };
-    let part = alloc.capped(*left);
+    let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
+    let part = alloc.capped(budget.saturating_sub(*spent));
     let reset = run.clone().any(Slot::is_reset);
     let merged = if mergeable_now(table, run.clone()) {
         merge_now(&part, run, at)
@@ -151,9 +154,8 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
             _ => Err(internal(at)),
         }
     };
-    let spent = part.used().saturating_sub(alloc.used());
+    *spent = spent.saturating_add(part.used().saturating_sub(alloc.used()));
     alloc.absorb(&part);
-    *left = left.saturating_sub(spent);
     match merged {
         Ok(slots) => {
             let slot = Slot::new(fi, Val::Msg(slots));
@@ -162,7 +164,7 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
         // Past the budget (or the arena's limit, which the merge when the
         // root ends meets again).
         Err(DecodeError::ArenaLimit { .. }) => {
-            *left = 0;
+            *spent = budget;
             Ok(None)
         }
         Err(e) => Err(e),
@@ -177,6 +179,12 @@ fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
             .iter()
             .enumerate()
             .all(|(i, s)| s.word() as usize == i)
+}
+
+/// True if `slots` is in reader order with nothing pending: a record no
+/// merge has to settle first.
+fn settled(slots: &[Slot<'_>]) -> bool {
+    !unsettled(slots)
 }
 
 /// True if `slots` holds occurrences to merge: a known field twice, or a
@@ -240,6 +248,12 @@ impl<'a> Merger<'_, 'a> {
         {
             return self.merge_dense(table, recs);
         }
+        if let [a, b] = recs
+            && settled(a)
+            && settled(b)
+        {
+            return self.merge_two(table, a, b);
+        }
         let at = self.at;
         // Every present slot, record after record, with its record's index.
         let total = recs
@@ -285,7 +299,7 @@ impl<'a> Merger<'_, 'a> {
             let run = (k..stop).filter_map(slot_at);
             match table.fields.get(fi as usize) {
                 None => out.extend(run.copied()),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run)?),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run, false)?),
                 Some(f) if f.kind.is_message() => {
                     let count = stop.saturating_sub(k);
                     // A oneof member that displaced another, here or in
@@ -313,6 +327,93 @@ impl<'a> Merger<'_, 'a> {
             }
             k = stop;
         }
+        let out = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// Two settled records of `table` (each in reader order, no field
+    /// twice, nothing pending; absent slots of a dense record skipped)
+    /// merged in one walk over both, as [`merge_here`](Self::merge_here)
+    /// merges them without listing and sorting their slots: a field in
+    /// one record is copied; in both, `b`'s scalar wins, repeated fields
+    /// are concatenated and messages merged; `a`'s unknown fields, then
+    /// `b`'s. A oneof member of `b` displaces `a`'s other member of its
+    /// oneof, or `a`'s occurrence of itself when `b`'s is marked reset.
+    fn merge_two(
+        &self,
+        table: &'static MessageTable,
+        a: &'a [Slot<'a>],
+        b: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let at = self.at;
+        let n = a.len().saturating_add(b.len());
+        self.alloc.charge_slice::<Slot<'a>>(n, at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(n, self.alloc.bump());
+        let oneofs = !table.oneofs.is_empty();
+        // The oneof of a known slot's field, 0 for none.
+        let oneof = |s: &Slot<'_>| table.fields.get(s.field() as usize).map_or(0, |f| f.oneof);
+        // Another member of `o` than field `fi` among `rec`'s slots.
+        let other = |rec: &[Slot<'_>], o: u16, fi: u32| {
+            rec.iter()
+                .any(|s| s.field() != fi && !s.is_absent() && oneof(s) == o)
+        };
+        let (mut xs, mut ys) = (
+            a.iter().filter(|s| !s.is_absent()).peekable(),
+            b.iter().filter(|s| !s.is_absent()).peekable(),
+        );
+        loop {
+            let kx = xs.peek().map_or(UNKNOWN, |s| s.field());
+            let ky = ys.peek().map_or(UNKNOWN, |s| s.field());
+            if kx == UNKNOWN && ky == UNKNOWN {
+                break;
+            }
+            if kx < ky {
+                let Some(&x) = xs.next() else {
+                    return Err(internal(at));
+                };
+                if oneofs
+                    && let o @ 1.. = oneof(&x)
+                    && other(b, o, kx)
+                {
+                    // Displaced by `b`'s member.
+                    continue;
+                }
+                out.push(x);
+                continue;
+            }
+            let Some(&y) = ys.next() else {
+                return Err(internal(at));
+            };
+            let displaced = oneofs && matches!(oneof(&y), o @ 1.. if other(a, o, ky));
+            if ky < kx {
+                out.push(if displaced { y.with_reset() } else { y });
+                continue;
+            }
+            let Some(&x) = xs.next() else {
+                return Err(internal(at));
+            };
+            let f = table.fields.get(ky as usize).ok_or_else(|| internal(at))?;
+            out.push(if f.is_repeated() {
+                self.concat(f, ky, [x, y].iter(), true)?
+            } else if f.kind.is_message() && !y.is_reset() {
+                let (Some(p), Some(q)) = (x.as_msg(), y.as_msg()) else {
+                    return Err(internal(at));
+                };
+                let merged = Slot::new(ky, Val::Msg(self.merge(self.sub(f)?, &[p, q])?));
+                if x.is_reset() {
+                    merged.with_reset()
+                } else {
+                    merged
+                }
+            } else {
+                // A scalar, string or bytes field, or a member that
+                // restarted in `b`: `b`'s occurrence.
+                y
+            });
+        }
+        out.extend(xs.copied());
+        out.extend(ys.copied());
         let out = out.into_bump_slice();
         debug_assert!(record::in_reader_order(out));
         Ok(out)
@@ -348,7 +449,7 @@ impl<'a> Merger<'_, 'a> {
             }
             match table.fields.get(fi as usize) {
                 None => out.extend_from_slice(run),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter())?),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter(), false)?),
                 Some(f) if f.kind.is_message() => {
                     if let [one] = run
                         && !one.is_pending()
@@ -489,12 +590,14 @@ impl<'a> Merger<'_, 'a> {
     }
 
     /// The values of repeated field `f` (index `fi`) from its slots in
-    /// `run`, in input order, as one slot.
+    /// `run`, in input order, as one slot. `settled`: the slots come from
+    /// settled records, so their elements need no settling.
     fn concat<'r>(
         &self,
         f: &FieldTable,
         fi: u32,
         run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        settled: bool,
     ) -> Result<Slot<'a>, DecodeError>
     where
         'a: 'r,
@@ -523,7 +626,11 @@ impl<'a> Merger<'_, 'a> {
                     0
                 };
                 let list = list.get(start..).unwrap_or_default();
-                Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?))
+                if settled {
+                    Slot::new(fi, Val::Msgs(list))
+                } else {
+                    Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?))
+                }
             }
             Kind::String if f.utf8 => {
                 let list = self.concat_values(run, "", |v| match v {

@@ -166,10 +166,10 @@ struct Dec<'a, 's> {
     /// Dense-record slots this decode may still allocate: one per two
     /// input bytes in all (see [`Dec::enter`]).
     dense_left: usize,
-    /// Arena bytes the merges at a message's end may still write (see
-    /// [`crate::merge::merge_run`]): past them, occurrences are merged once
-    /// the root ends.
-    merge_left: usize,
+    /// Arena bytes the merges at a message's end wrote so far (see
+    /// [`crate::merge::merge_run`]): past the merge budget, occurrences
+    /// are merged once the root ends.
+    merge_spent: usize,
     /// False when nothing this decode can write or count reaches the
     /// limits (see [`decode`]): the per-message checks are skipped.
     checked: bool,
@@ -216,9 +216,7 @@ pub(crate) fn decode<'a>(
         depth: 1,
         deep: options.max_depth.saturating_add(1).min(MAX_RECURSION),
         dense_left: input.len() / 2,
-        merge_left: input
-            .len()
-            .saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE),
+        merge_spent: 0,
         checked,
         error: None,
         take_depth: 1,
@@ -1484,7 +1482,8 @@ impl<'a> Dec<'a, '_> {
                         f,
                         fi,
                         run.iter(),
-                        &mut self.merge_left,
+                        self.buf.len(),
+                        &mut self.merge_spent,
                         at,
                     )? =>
                 {
@@ -1614,7 +1613,8 @@ impl<'a> Dec<'a, '_> {
                             f,
                             fi,
                             (k..stop).filter_map(|j| pending.get(index(j))),
-                            &mut self.merge_left,
+                            self.buf.len(),
+                            &mut self.merge_spent,
                             at,
                         )? =>
                 {
