@@ -1287,6 +1287,18 @@ impl<'a> Dec<'a, '_> {
         if msg.must_gather() || !pending.is_sorted_by(|a, b| a.word() < b.word()) {
             return self.gather(table, msg, at);
         }
+        self.copy_out(msg, at)
+    }
+
+    /// The slots of message `msg`, in reader order (or in decode order,
+    /// occurrences left to merge when the root ends side by side), moved
+    /// out of the scratch: taken as the record when they are the whole
+    /// scratch and the message may take it, otherwise copied.
+    #[inline(always)]
+    fn copy_out(&mut self, msg: Msg, at: usize) -> Result<&'a [Slot<'a>], DecodeError> {
+        let Some(pending) = self.scratch.get(msg.base..) else {
+            return Err(internal(at));
+        };
         let n = pending.len();
         if self.checked {
             self.items.take(n, msg.start)?;
@@ -1331,6 +1343,14 @@ impl<'a> Dec<'a, '_> {
         at: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let alloc = self.alloc;
+        if msg.marks & !Msg::ONEOF == 0
+            && !msg.oneof_pair()
+            && self.merge_adjacent(table, msg.base, at)?
+        {
+            // Canonical but for a message field written twice in a row:
+            // merged in place, the rest as it stands.
+            return self.copy_out(msg, at);
+        }
         if msg.marks & Msg::PENDING != 0 {
             self.signal |= signal::PENDING;
         }
@@ -1353,6 +1373,91 @@ impl<'a> Dec<'a, '_> {
             return self.gather_permuted(table, msg, perm, at);
         }
         self.gather_sorted(table, msg, at)
+    }
+
+    /// The slots of the message whose slots start at `base`, when they are
+    /// in reader order but for singular fields met several times in a row
+    /// (what an encoder writes when it appends a message field the input
+    /// had already, or a message's concatenation with another that ends
+    /// with the same field): each such run made one slot in place, a
+    /// scalar's last occurrence, a message's occurrences merged (see
+    /// [`crate::merge::merge_run`]; past the merge budget they stay side
+    /// by side, merged when the root ends). False, with nothing changed,
+    /// for anything else (fields out of order, a repeated field's run,
+    /// unknown fields of one number in a row), which the gather sorts out.
+    #[cold]
+    #[inline(never)]
+    fn merge_adjacent(
+        &mut self,
+        table: &'static MessageTable,
+        base: usize,
+        at: usize,
+    ) -> Result<bool, DecodeError> {
+        let pending = pending(&mut self.scratch, base, at)?;
+        for pair in pending.windows(2) {
+            let [a, b] = pair else {
+                return Err(internal(at));
+            };
+            let w = a.word();
+            if w > b.word() {
+                return Ok(false);
+            }
+            if w == b.word()
+                && table
+                    .fields
+                    .get(w as usize)
+                    .is_none_or(FieldTable::is_repeated)
+            {
+                return Ok(false);
+            }
+        }
+        let n = pending.len();
+        let (mut w, mut r) = (0usize, 0usize);
+        while let Some(&first) = pending.get(r) {
+            let mut e = r.saturating_add(1);
+            while pending.get(e).is_some_and(|s| s.word() == first.word()) {
+                e = e.saturating_add(1);
+            }
+            let Some(run) = pending.get(r..e) else {
+                return Err(internal(at));
+            };
+            let fi = first.word();
+            let slot = match table.fields.get(fi as usize) {
+                Some(f) if f.kind.is_message() && run.len() > 1 => {
+                    match crate::merge::merge_run(
+                        self.alloc,
+                        self.schema,
+                        f,
+                        fi,
+                        run.iter(),
+                        self.buf.len(),
+                        &mut self.merge_spent,
+                        at,
+                    )? {
+                        Some(slot) => slot,
+                        None => {
+                            // Side by side, for the merge when the root
+                            // ends.
+                            self.signal |= signal::PENDING;
+                            pending.copy_within(r..e, w);
+                            w = w.saturating_add(e.saturating_sub(r));
+                            r = e;
+                            continue;
+                        }
+                    }
+                }
+                _ => run.last().copied().unwrap_or(first),
+            };
+            let Some(dst) = pending.get_mut(w) else {
+                return Err(internal(at));
+            };
+            *dst = slot;
+            w = w.saturating_add(1);
+            r = e;
+        }
+        debug_assert!(r == n && w <= n);
+        self.scratch.truncate(base.saturating_add(w));
+        Ok(true)
     }
 
     /// Drop the oneof members a later member displaced from the message
