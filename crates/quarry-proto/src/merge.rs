@@ -1,20 +1,24 @@
-//! Merging the occurrences of a singular message field, once the whole
-//! input is read.
+//! Merging the occurrences of a singular message field.
 //!
 //! Protobuf reads a singular message field that occurs several times as one
 //! message: scalars of later occurrences win, repeated fields are
 //! concatenated, nested messages merge the same way, the oneof member set
 //! last wins. The one-pass decoder reads each occurrence into a record of
-//! its own and keeps them side by side in their parent's record, which it
-//! marks *pending*, and so every ancestor's slot up to the root
-//! ([`Slot::pending`]). When the root ends, [`settle`] walks down the
+//! its own, settled when it ends, and merges a field's occurrences when
+//! their parent ends ([`merge_run`]): two occurrences in one walk over both
+//! records ([`Merger::merge_two`]), more by sorting their slots by field.
+//! The merge writes the records it combines and the paths they share.
+//!
+//! A record merged so is copied again when an ancestor's occurrences are
+//! merged, once per level, so these merges have a budget per decode; past
+//! it, a field's occurrences stay side by side in their parent's record,
+//! which is marked *pending*, and so is every ancestor's slot up to the
+//! root ([`Slot::pending`]). When the root ends, [`settle`] walks down the
 //! pending slots only and merges each field's occurrences once, from the
 //! top: occurrences nested in occurrences are gathered into one list and
 //! merged in one step, so every slot is copied at most once whatever the
 //! nesting, and the work stays in proportion to the records on the pending
-//! paths. Occurrences with nothing below them to merge (dense records of a
-//! narrow message without message fields) are merged as soon as their
-//! parent is gathered instead ([`merge_now`]), and nothing stays pending.
+//! paths.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
 // can panic on them.
 #![deny(
@@ -61,44 +65,6 @@ struct Merger<'s, 'a> {
     depth: Cell<u32>,
 }
 
-/// True if the occurrences `run` (their slots in input order) of a
-/// singular message field of type `table` can be merged as soon as their
-/// parent ends ([`merge_now`]): each a dense record of a table without
-/// message fields (so nothing below them is left to merge, and a dense
-/// table has no repeated field, oneof or unknown slot), none marked.
-pub(crate) fn mergeable_now<'r, 'a: 'r>(
-    table: &MessageTable,
-    mut run: impl Iterator<Item = &'r Slot<'a>>,
-) -> bool {
-    table.dense
-        && !table.fields.iter().any(|f| f.kind.is_message())
-        && run.all(|s| {
-            !s.is_pending() && !s.is_reset() && s.as_msg().is_some_and(|r| dense_record(table, r))
-        })
-}
-
-/// The occurrences `run` of a singular message field that
-/// [`mergeable_now`] accepts, merged into one dense record: each field's
-/// last occurrence wins. The copy is one record's slots, which the merge
-/// when the root ends would write as well, so the arena bound holds.
-pub(crate) fn merge_now<'r, 'a: 'r>(
-    alloc: &BoundedAlloc<'a>,
-    mut run: impl Iterator<Item = &'r Slot<'a>>,
-    at: usize,
-) -> Result<&'a [Slot<'a>], DecodeError> {
-    let first = run.next().and_then(Slot::as_msg).unwrap_or(&[]);
-    let out = alloc.alloc_slice_copy(first, at)?;
-    for rec in run.filter_map(Slot::as_msg) {
-        for (o, s) in out.iter_mut().zip(rec) {
-            if !s.is_absent() {
-                *o = *s;
-            }
-        }
-    }
-    debug_assert!(record::in_reader_order(out));
-    Ok(out)
-}
-
 /// The occurrences `run` (in input order, two or more) of singular message
 /// field `f` (index `fi`) of a message that ends, merged into one slot,
 /// within the decode's merge budget (`MERGE_BYTES_PER_INPUT_BYTE` per
@@ -129,17 +95,19 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
     let part = alloc.capped(budget.saturating_sub(*spent));
     let reset = run.clone().any(Slot::is_reset);
-    let merged = if mergeable_now(table, run.clone()) {
-        merge_now(&part, run, at)
-    } else {
-        let m = Merger {
-            alloc: &part,
-            schema,
-            at,
-            depth: Cell::new(0),
-        };
+    let m = Merger {
+        alloc: &part,
+        schema,
+        at,
+        depth: Cell::new(0),
+    };
+    let merged = {
+        let mut slots = run.clone();
         let mut recs = run.filter_map(Slot::as_msg);
         match (recs.next(), recs.next(), recs.next()) {
+            // A field written twice, each occurrence settled (nothing
+            // pending in it): one walk over both.
+            (Some(a), Some(b), None) if !slots.any(Slot::is_pending) => m.merge_pair(table, a, b),
             (Some(a), Some(b), None) => m.merge(table, &[a, b]),
             (Some(a), Some(b), Some(c)) => {
                 let mut list = ArenaVec::new_in(part.bump());
@@ -332,6 +300,27 @@ impl<'a> Merger<'_, 'a> {
         Ok(out)
     }
 
+    /// [`merge_two`](Self::merge_two) behind the depth accounting of
+    /// [`merge`](Self::merge).
+    fn merge_pair(
+        &self,
+        table: &'static MessageTable,
+        a: &'a [Slot<'a>],
+        b: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let depth = self.depth.get();
+        self.depth.set(depth.saturating_add(1));
+        let merged = if depth < MAX_RECURSION {
+            self.merge_two(table, a, b)
+        } else {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+                self.merge_two(table, a, b)
+            })
+        };
+        self.depth.set(depth);
+        merged
+    }
+
     /// Two settled records of `table` (each in reader order, no field
     /// twice, nothing pending; absent slots of a dense record skipped)
     /// merged in one walk over both, as [`merge_here`](Self::merge_here)
@@ -400,7 +389,8 @@ impl<'a> Merger<'_, 'a> {
                 let (Some(p), Some(q)) = (x.as_msg(), y.as_msg()) else {
                     return Err(internal(at));
                 };
-                let merged = Slot::new(ky, Val::Msg(self.merge(self.sub(f)?, &[p, q])?));
+                // Settled records hold settled messages.
+                let merged = Slot::new(ky, Val::Msg(self.merge_pair(self.sub(f)?, p, q)?));
                 if x.is_reset() {
                     merged.with_reset()
                 } else {

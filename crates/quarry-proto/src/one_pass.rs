@@ -22,8 +22,10 @@
 //! unknown field or an unlisted closed-enum value in a dense record: it
 //! is kept after the record's fields, which are copied out with it when
 //! the message ends. A singular message field met more than once: its
-//! occurrences are kept side by side and merged once the root ends (see
-//! [`merge`](crate::merge)).
+//! occurrences are merged when the message ends, in place when they came
+//! in a row and the message is otherwise in order (see
+//! [`merge`](crate::merge); past the merge budget they are kept side by
+//! side and merged once the root ends).
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
 // can panic on them; each remaining spot is an audited `expect`.
 #![deny(
@@ -1285,6 +1287,12 @@ impl<'a> Dec<'a, '_> {
         // Canonical input has its known fields in number order, each once.
         // (Increasing words are reader order: see `Slot::word`.)
         if msg.must_gather() || !pending.is_sorted_by(|a, b| a.word() < b.word()) {
+            if !msg.must_gather()
+                && !msg.oneof_pair()
+                && let Some(slots) = self.merge_adjacent(table, msg, at)?
+            {
+                return Ok(slots);
+            }
             return self.gather(table, msg, at);
         }
         self.copy_out(msg, at)
@@ -1343,14 +1351,6 @@ impl<'a> Dec<'a, '_> {
         at: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let alloc = self.alloc;
-        if msg.marks & !Msg::ONEOF == 0
-            && !msg.oneof_pair()
-            && self.merge_adjacent(table, msg.base, at)?
-        {
-            // Canonical but for a message field written twice in a row:
-            // merged in place, the rest as it stands.
-            return self.copy_out(msg, at);
-        }
         if msg.marks & Msg::PENDING != 0 {
             self.signal |= signal::PENDING;
         }
@@ -1375,78 +1375,72 @@ impl<'a> Dec<'a, '_> {
         self.gather_sorted(table, msg, at)
     }
 
-    /// The slots of the message whose slots start at `base`, when they are
-    /// in reader order but for singular fields met several times in a row
-    /// (what an encoder writes when it appends a message field the input
-    /// had already, or a message's concatenation with another that ends
-    /// with the same field): each such run made one slot in place, a
-    /// scalar's last occurrence, a message's occurrences merged (see
-    /// [`crate::merge::merge_run`]; past the merge budget they stay side
-    /// by side, merged when the root ends). False, with nothing changed,
-    /// for anything else (fields out of order, a repeated field's run,
-    /// unknown fields of one number in a row), which the gather sorts out.
+    /// The record of message `msg`, when its slots are in reader order but
+    /// for singular fields met several times in a row (what an encoder
+    /// writes when it appends a message field the input had already, or a
+    /// message's concatenation with another that ends with the same
+    /// field): each such run is made one slot in place, a scalar's last
+    /// occurrence or a message's occurrences merged (see
+    /// [`crate::merge::merge_run`]; past the merge budget they stay side by
+    /// side, merged when the root ends), and the slots are copied out as
+    /// canonical ones are. `None` at the first slot out of order (or a
+    /// repeated field's run, or unknown fields of one number in a row):
+    /// the runs merged before it stay merged, the rest as it was, for the
+    /// gather.
     #[cold]
     #[inline(never)]
     fn merge_adjacent(
         &mut self,
         table: &'static MessageTable,
-        base: usize,
+        msg: Msg,
         at: usize,
-    ) -> Result<bool, DecodeError> {
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let base = msg.base;
         let pending = pending(&mut self.scratch, base, at)?;
-        for pair in pending.windows(2) {
-            let [a, b] = pair else {
-                return Err(internal(at));
-            };
-            let w = a.word();
-            if w > b.word() {
-                return Ok(false);
-            }
-            if w == b.word()
-                && table
-                    .fields
-                    .get(w as usize)
-                    .is_none_or(FieldTable::is_repeated)
-            {
-                return Ok(false);
-            }
-        }
         let n = pending.len();
         let (mut w, mut r) = (0usize, 0usize);
         while let Some(&first) = pending.get(r) {
+            let word = first.word();
             let mut e = r.saturating_add(1);
-            while pending.get(e).is_some_and(|s| s.word() == first.word()) {
+            while pending.get(e).is_some_and(|s| s.word() == word) {
                 e = e.saturating_add(1);
             }
-            let Some(run) = pending.get(r..e) else {
-                return Err(internal(at));
-            };
-            let fi = first.word();
-            let slot = match table.fields.get(fi as usize) {
-                Some(f) if f.kind.is_message() && run.len() > 1 => {
-                    match crate::merge::merge_run(
-                        self.alloc,
-                        self.schema,
-                        f,
-                        fi,
-                        run.iter(),
-                        self.buf.len(),
-                        &mut self.merge_spent,
-                        at,
-                    )? {
-                        Some(slot) => slot,
-                        None => {
-                            // Side by side, for the merge when the root
-                            // ends.
-                            self.signal |= signal::PENDING;
-                            pending.copy_within(r..e, w);
-                            w = w.saturating_add(e.saturating_sub(r));
-                            r = e;
-                            continue;
-                        }
-                    }
+            if pending.get(e).is_some_and(|s| s.word() < word) {
+                break;
+            }
+            let slot = if e.saturating_sub(r) == 1 {
+                first
+            } else {
+                let Some(f) = table.fields.get(word as usize) else {
+                    break;
+                };
+                if f.is_repeated() {
+                    break;
                 }
-                _ => run.last().copied().unwrap_or(first),
+                let Some(run) = pending.get(r..e) else {
+                    return Err(internal(at));
+                };
+                if !f.kind.is_message() {
+                    run.last().copied().unwrap_or(first)
+                } else if let Some(slot) = crate::merge::merge_run(
+                    self.alloc,
+                    self.schema,
+                    f,
+                    word,
+                    run.iter(),
+                    self.buf.len(),
+                    &mut self.merge_spent,
+                    at,
+                )? {
+                    slot
+                } else {
+                    // Side by side, for the merge when the root ends.
+                    self.signal |= signal::PENDING;
+                    pending.copy_within(r..e, w);
+                    w = w.saturating_add(e.saturating_sub(r));
+                    r = e;
+                    continue;
+                }
             };
             let Some(dst) = pending.get_mut(w) else {
                 return Err(internal(at));
@@ -1455,9 +1449,16 @@ impl<'a> Dec<'a, '_> {
             w = w.saturating_add(1);
             r = e;
         }
-        debug_assert!(r == n && w <= n);
+        if r < n {
+            // Out of order from `r`: the rest moves down behind the runs
+            // merged, for the gather.
+            pending.copy_within(r..n, w);
+            self.scratch
+                .truncate(base.saturating_add(w).saturating_add(n.saturating_sub(r)));
+            return Ok(None);
+        }
         self.scratch.truncate(base.saturating_add(w));
-        Ok(true)
+        self.copy_out(msg, at).map(Some)
     }
 
     /// Drop the oneof members a later member displaced from the message
