@@ -79,6 +79,10 @@ struct Merger<'s, 'a> {
 /// here can be copied again when an ancestor is merged, once per level:
 /// the budget keeps that within a bound per input byte (see
 /// `decode::MERGE_BYTES_PER_INPUT_BYTE`).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the field, its occurrences, and the decode's arena and budget"
+)]
 pub(crate) fn merge_run<'r, 'a: 'r>(
     alloc: &BoundedAlloc<'a>,
     schema: &'static Schema,
@@ -308,6 +312,10 @@ impl<'a> Merger<'_, 'a> {
         a: &'a [Slot<'a>],
         b: &'a [Slot<'a>],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
+        if table.dense && dense_record(table, a) && dense_record(table, b) {
+            // Slot `i` holds field `i` in both: field by field.
+            return self.merge(table, &[a, b]);
+        }
         let depth = self.depth.get();
         self.depth.set(depth.saturating_add(1));
         let merged = if depth < MAX_RECURSION {

@@ -1397,6 +1397,20 @@ impl<'a> Dec<'a, '_> {
     ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
         let base = msg.base;
         let pending = pending(&mut self.scratch, base, at)?;
+        // The first slot out of strict order must be a singular field's
+        // second occurrence; otherwise (a repeated message field's second
+        // element, most often) straight to the gather.
+        let first_twice = pending
+            .windows(2)
+            .find_map(|pair| match pair {
+                [a, b] if a.word() >= b.word() => Some((a.word(), b.word())),
+                _ => None,
+            })
+            .and_then(|(a, b)| (a == b).then_some(a))
+            .and_then(|w| table.fields.get(w as usize));
+        if first_twice.is_none_or(FieldTable::is_repeated) {
+            return Ok(None);
+        }
         let n = pending.len();
         let (mut w, mut r) = (0usize, 0usize);
         while let Some(&first) = pending.get(r) {
@@ -1452,7 +1466,9 @@ impl<'a> Dec<'a, '_> {
         if r < n {
             // Out of order from `r`: the rest moves down behind the runs
             // merged, for the gather.
-            pending.copy_within(r..n, w);
+            if w < r {
+                pending.copy_within(r..n, w);
+            }
             self.scratch
                 .truncate(base.saturating_add(w).saturating_add(n.saturating_sub(r)));
             return Ok(None);
