@@ -4,7 +4,8 @@
 //! [`MessageTable`](crate::MessageTable)s that reads each field once, in
 //! input order, whatever the input holds (unknown fields, unlisted enum
 //! values, merges, displaced oneof members); occurrences of a singular
-//! message field are merged by [`merge`](crate::merge) once the root ends.
+//! message field are merged by [`merge`](crate::merge) when their parent
+//! ends (past the merge budget, once the root ends).
 //! Depth is bounded by [`DecodeOptions::max_depth`] and nothing else: past
 //! a hundred levels the recursion goes on in new stack segments.
 

@@ -97,6 +97,31 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
         return Err(internal(at));
     };
     let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
+    let mut pair = run.clone();
+    if let (Some(x), Some(y), None) = (pair.next(), pair.next(), pair.next())
+        && let (Some(a), Some(b)) = (x.as_msg(), y.as_msg())
+        && table.dense
+        && !x.is_pending()
+        && !y.is_pending()
+        && dense_record(table, a)
+        && dense_record(table, b)
+        && !table.fields.iter().any(|f| f.kind.is_message())
+    {
+        // Two dense records of a narrow message of scalars (a message key,
+        // a sync action): a copy of the first with the second's fields
+        // written over it, within the budget.
+        let bytes = size_of_val(a);
+        if spent.saturating_add(bytes) <= budget {
+            *spent = spent.saturating_add(bytes);
+            let out = alloc.alloc_slice_copy(a, at)?;
+            for (o, s) in out.iter_mut().zip(b) {
+                if !s.is_absent() {
+                    *o = *s;
+                }
+            }
+            return Ok(Some(Slot::new(fi, Val::Msg(out))));
+        }
+    }
     let part = alloc.capped(budget.saturating_sub(*spent));
     let reset = run.clone().any(Slot::is_reset);
     let m = Merger {
