@@ -98,9 +98,9 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     };
     let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
     let mut pair = run.clone();
-    if let (Some(x), Some(y), None) = (pair.next(), pair.next(), pair.next())
+    if table.dense
+        && let (Some(x), Some(y), None) = (pair.next(), pair.next(), pair.next())
         && let (Some(a), Some(b)) = (x.as_msg(), y.as_msg())
-        && table.dense
         && !x.is_pending()
         && !y.is_pending()
         && dense_record(table, a)
