@@ -68,6 +68,39 @@ impl<'a> BoundedAlloc<'a> {
         self.limit
     }
 
+    /// A budget over the same arena that starts where this one stands and
+    /// ends `extra` bytes further (or at this one's limit, if that comes
+    /// first): for work a decoder gives up when it costs more than
+    /// `extra`. What it charges is this budget's too only once
+    /// [`absorb`](Self::absorb) says so.
+    ///
+    /// ```
+    /// # use quarry_core::{Arena, BoundedAlloc, DecodeOptions};
+    /// let arena = Arena::new();
+    /// let alloc = BoundedAlloc::new(&arena, &DecodeOptions::default());
+    /// alloc.charge(8, 0).unwrap();
+    /// let part = alloc.capped(16);
+    /// assert!(part.charge(16, 0).is_ok());
+    /// assert!(part.charge(1, 0).is_err());
+    /// alloc.absorb(&part);
+    /// assert_eq!(alloc.used(), 24);
+    /// ```
+    pub fn capped(&self, extra: usize) -> BoundedAlloc<'a> {
+        let used = self.used.get();
+        BoundedAlloc {
+            bump: self.bump,
+            used: Cell::new(used),
+            limit: used.saturating_add(extra).min(self.limit),
+        }
+    }
+
+    /// Charge what `part` (from [`capped`](Self::capped), on this budget
+    /// as it stands) charged.
+    pub fn absorb(&self, part: &BoundedAlloc<'a>) {
+        // `part` never passes this budget's limit.
+        self.used.set(self.used.get().max(part.used.get()));
+    }
+
     /// Charge `bytes` against the budget without allocating (for memory a
     /// decoder obtains from [`bump`](Self::bump) directly).
     ///

@@ -349,6 +349,79 @@ fn deep_nesting_stays_within_the_plain_bound() {
     }
 }
 
+/// `Inner` (`text` 1, `n` 2, `next` 3) `levels` deep, its `next` written
+/// twice at every level: first the rest of the chain, whose innermost
+/// message holds `unknown` unknown fields 5 (varint 1); then a chain down
+/// to that same innermost level holding one unknown field 6 (varint 1).
+/// Merged as protobuf merges (the occurrences read as one message), the
+/// chain is `levels` deep and its innermost message holds the `unknown`
+/// fields 5 and then `levels` fields 6, in input order. Every merge at a
+/// level copies the innermost message merged below it again, so the
+/// merges at a message's end run past their budget and the rest is
+/// merged when the root ends.
+fn merged_chain(levels: usize, unknown: usize) -> Vec<u8> {
+    let nest = |body: Vec<u8>| {
+        let mut out = vec![0x1A];
+        prost::encoding::encode_varint(body.len() as u64, &mut out);
+        out.extend(body);
+        out
+    };
+    let mut chain = [0x28, 0x01].repeat(unknown);
+    let mut probe = vec![0x30, 0x01];
+    for _ in 0..levels {
+        let mut both = nest(chain);
+        both.extend(nest(probe.clone()));
+        chain = both;
+        probe = nest(probe);
+    }
+    chain
+}
+
+#[test]
+fn merges_past_their_budget_stay_within_the_bound_and_merge_as_protobuf_does() {
+    for (levels, unknown) in [(1usize, 1usize), (3, 10), (40, 500)] {
+        let input = merged_chain(levels, unknown);
+        let bound = quarry_proto::max_arena_bytes(input.len());
+        let options = DecodeOptions {
+            max_arena_bytes: bound,
+            ..quarry_proto::DEFAULT_OPTIONS
+        };
+        let (written, charged) = arena_bytes_with(InnerView::TABLE, &input, &options).unwrap();
+        assert!(charged <= bound, "{levels}: {charged} charged of {bound}");
+        assert!(written <= bound, "{levels}: {written} written of {bound}");
+
+        let arena = Arena::new();
+        let mut record = quarry_proto::decode(InnerView::TABLE, &arena, &input).unwrap();
+        for level in 0..levels {
+            assert_eq!(record.unknown_fields().count(), 0, "level {level}");
+            record = record.message(2).expect("next");
+        }
+        assert!(record.message(2).is_none());
+        let numbers: Vec<u32> = record
+            .unknown_fields()
+            .map(|u| match u {
+                quarry_proto::UnknownField::Raw { tag, value } => {
+                    assert_eq!(value, [1]);
+                    tag >> 3
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let mut expected = vec![5; unknown];
+        expected.extend(std::iter::repeat_n(6, levels));
+        assert_eq!(numbers, expected, "{levels} levels");
+        // prost (which drops unknown fields) reads the same chain.
+        let theirs = quarry_proto_tests::pb::test3::Inner::decode(&input[..]).unwrap();
+        let mut depth = 0;
+        let mut at = &theirs;
+        while let Some(next) = at.next.as_deref() {
+            depth += 1;
+            at = next;
+        }
+        assert_eq!(depth, levels);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -479,7 +552,7 @@ fn more_arena_than_the_default_needs_input_bounded_options() {
 /// and high enough that inputs of the benchmark samples' sizes (up to 160
 /// KiB) still take the decoder's unchecked path, which needs
 /// `max_items >= len` and `max_arena_bytes(len) <= max_arena_bytes`:
-/// 156 x 163,840 + 2,048 = 25,561,088 bytes, under 32 MiB.
+/// 180 x 163,840 + 2,048 = 29,493,248 bytes, under 32 MiB.
 #[test]
 fn default_options_are_bounded_and_keep_the_unchecked_path_for_samples() {
     let d = quarry_proto::DEFAULT_OPTIONS;
@@ -487,6 +560,6 @@ fn default_options_are_bounded_and_keep_the_unchecked_path_for_samples() {
     assert!(d.max_arena_bytes <= 1 << 30, "{}", d.max_arena_bytes);
     let sample = 160 * 1024;
     assert!(d.max_items as usize >= sample);
-    assert!(156 * sample + 2048 <= d.max_arena_bytes);
+    assert!(quarry_proto::max_arena_bytes(sample) <= d.max_arena_bytes);
     assert!(d.max_arena_bytes >= 32 << 20);
 }

@@ -4,7 +4,8 @@
 //! [`MessageTable`](crate::MessageTable)s that reads each field once, in
 //! input order, whatever the input holds (unknown fields, unlisted enum
 //! values, merges, displaced oneof members); occurrences of a singular
-//! message field are merged by [`merge`](crate::merge) once the root ends.
+//! message field are merged by [`merge`](crate::merge) when their parent
+//! ends (past the merge budget, once the root ends).
 //! Depth is bounded by [`DecodeOptions::max_depth`] and nothing else: past
 //! a hundred levels the recursion goes on in new stack segments.
 
@@ -85,10 +86,19 @@ pub const fn input_bounded_options(input_len: usize) -> DecodeOptions {
 ///   byte), 16 for the arrays concatenated, 8 for the lists of occurrences
 ///   and of repeated elements it rebuilds, 12 for the records copied on
 ///   the way down to a merge, 6 for its oneofs, and 8 for the hash table
-///   of a map whose entries it concatenates (76).
+///   of a map whose entries it concatenates (76);
+/// * 24 for the merges done when a message ends (the merge budget,
+///   `MERGE_BYTES_PER_INPUT_BYTE`): a record merged there may be copied
+///   again when an ancestor's occurrences are merged, so these merges
+///   stop at the budget and leave the rest to the merge when the root
+///   ends, which copies each slot once.
 ///
-/// That is 12 + 12 + 16 + 24 + 2 + 6 + 8 + 76 = 156.
-pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 156;
+/// That is 12 + 12 + 16 + 24 + 2 + 6 + 8 + 76 + 24 = 180.
+pub const ARENA_BYTES_PER_INPUT_BYTE: usize = 180;
+
+/// Arena bytes per input byte the merges done when a message ends may
+/// write in one decode (see [`ARENA_BYTES_PER_INPUT_BYTE`]).
+pub(crate) const MERGE_BYTES_PER_INPUT_BYTE: usize = 24;
 
 /// Arena bytes one decode may write on top of
 /// `ARENA_BYTES_PER_INPUT_BYTE` per input byte: the scratch stack as it
@@ -103,7 +113,7 @@ pub const ARENA_BYTES_CONST: usize = 2048;
 /// the input and however deep it nests.
 ///
 /// ```
-/// assert_eq!(quarry_proto::max_arena_bytes(100), 156 * 100 + 2048);
+/// assert_eq!(quarry_proto::max_arena_bytes(100), 180 * 100 + 2048);
 /// ```
 pub const fn max_arena_bytes(input_len: usize) -> usize {
     ArenaBytes {

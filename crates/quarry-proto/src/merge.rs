@@ -1,20 +1,24 @@
-//! Merging the occurrences of a singular message field, once the whole
-//! input is read.
+//! Merging the occurrences of a singular message field.
 //!
 //! Protobuf reads a singular message field that occurs several times as one
 //! message: scalars of later occurrences win, repeated fields are
 //! concatenated, nested messages merge the same way, the oneof member set
 //! last wins. The one-pass decoder reads each occurrence into a record of
-//! its own and keeps them side by side in their parent's record, which it
-//! marks *pending*, and so every ancestor's slot up to the root
-//! ([`Slot::pending`]). When the root ends, [`settle`] walks down the
+//! its own, settled when it ends, and merges a field's occurrences when
+//! their parent ends ([`merge_run`]): two occurrences in one walk over both
+//! records ([`Merger::merge_two`]), more by sorting their slots by field.
+//! The merge writes the records it combines and the paths they share.
+//!
+//! A record merged so is copied again when an ancestor's occurrences are
+//! merged, once per level, so these merges have a budget per decode; past
+//! it, a field's occurrences stay side by side in their parent's record,
+//! which is marked *pending*, and so is every ancestor's slot up to the
+//! root ([`Slot::pending`]). When the root ends, [`settle`] walks down the
 //! pending slots only and merges each field's occurrences once, from the
 //! top: occurrences nested in occurrences are gathered into one list and
 //! merged in one step, so every slot is copied at most once whatever the
 //! nesting, and the work stays in proportion to the records on the pending
-//! paths. Occurrences with nothing below them to merge (dense records of a
-//! narrow message without message fields) are merged as soon as their
-//! parent is gathered instead ([`merge_now`]), and nothing stays pending.
+//! paths.
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
 // can panic on them.
 #![deny(
@@ -61,42 +65,107 @@ struct Merger<'s, 'a> {
     depth: Cell<u32>,
 }
 
-/// True if the occurrences `run` (their slots in input order) of a
-/// singular message field of type `table` can be merged as soon as their
-/// parent ends ([`merge_now`]): each a dense record of a table without
-/// message fields (so nothing below them is left to merge, and a dense
-/// table has no repeated field, oneof or unknown slot), none marked.
-pub(crate) fn mergeable_now<'r, 'a: 'r>(
-    table: &MessageTable,
-    mut run: impl Iterator<Item = &'r Slot<'a>>,
-) -> bool {
-    table.dense
-        && !table.fields.iter().any(|f| f.kind.is_message())
-        && run.all(|s| {
-            !s.is_pending() && !s.is_reset() && s.as_msg().is_some_and(|r| dense_record(table, r))
-        })
-}
-
-/// The occurrences `run` of a singular message field that
-/// [`mergeable_now`] accepts, merged into one dense record: each field's
-/// last occurrence wins. The copy is one record's slots, which the merge
-/// when the root ends would write as well, so the arena bound holds.
-pub(crate) fn merge_now<'r, 'a: 'r>(
+/// The occurrences `run` (in input order, two or more) of singular message
+/// field `f` (index `fi`) of a message that ends, merged into one slot,
+/// within the decode's merge budget (`MERGE_BYTES_PER_INPUT_BYTE` per
+/// byte of its `input_len` bytes), of which `spent` were written by the
+/// merges before; what this one writes is added. `None` when the merge
+/// would pass the budget (the occurrences then stay side by side and are
+/// merged once the root ends, by [`settle`]).
+///
+/// Each occurrence is settled already (merged at its own parents' ends, or
+/// pending below, which the merge settles too), so the merge writes the
+/// records it combines and the shared paths below them. A record merged
+/// here can be copied again when an ancestor is merged, once per level:
+/// the budget keeps that within a bound per input byte (see
+/// `decode::MERGE_BYTES_PER_INPUT_BYTE`).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the field, its occurrences, and the decode's arena and budget"
+)]
+pub(crate) fn merge_run<'r, 'a: 'r>(
     alloc: &BoundedAlloc<'a>,
-    mut run: impl Iterator<Item = &'r Slot<'a>>,
+    schema: &'static Schema,
+    f: &FieldTable,
+    fi: u32,
+    run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+    input_len: usize,
+    spent: &mut usize,
     at: usize,
-) -> Result<&'a [Slot<'a>], DecodeError> {
-    let first = run.next().and_then(Slot::as_msg).unwrap_or(&[]);
-    let out = alloc.alloc_slice_copy(first, at)?;
-    for rec in run.filter_map(Slot::as_msg) {
-        for (o, s) in out.iter_mut().zip(rec) {
-            if !s.is_absent() {
-                *o = *s;
+) -> Result<Option<Slot<'a>>, DecodeError> {
+    let Some(table) = schema.messages.get(f.sub as usize) else {
+        return Err(internal(at));
+    };
+    let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
+    let mut pair = run.clone();
+    if table.dense
+        && let (Some(x), Some(y), None) = (pair.next(), pair.next(), pair.next())
+        && let (Some(a), Some(b)) = (x.as_msg(), y.as_msg())
+        && !x.is_pending()
+        && !y.is_pending()
+        && dense_record(table, a)
+        && dense_record(table, b)
+        && !table.fields.iter().any(|f| f.kind.is_message())
+    {
+        // Two dense records of a narrow message of scalars (a message key,
+        // a sync action): a copy of the first with the second's fields
+        // written over it, within the budget.
+        let bytes = size_of_val(a);
+        if spent.saturating_add(bytes) <= budget {
+            *spent = spent.saturating_add(bytes);
+            let out = alloc.alloc_slice_copy(a, at)?;
+            for (o, s) in out.iter_mut().zip(b) {
+                if !s.is_absent() {
+                    *o = *s;
+                }
             }
+            return Ok(Some(Slot::new(fi, Val::Msg(out))));
         }
     }
-    debug_assert!(record::in_reader_order(out));
-    Ok(out)
+    let part = alloc.capped(budget.saturating_sub(*spent));
+    let reset = run.clone().any(Slot::is_reset);
+    let m = Merger {
+        alloc: &part,
+        schema,
+        at,
+        depth: Cell::new(0),
+    };
+    let merged = {
+        let mut slots = run.clone();
+        let mut recs = run.filter_map(Slot::as_msg);
+        match (recs.next(), recs.next(), recs.next()) {
+            // A field written twice, each occurrence settled (nothing
+            // pending in it): one walk over both.
+            (Some(a), Some(b), None) if !slots.any(Slot::is_pending) => m.merge_pair(table, a, b),
+            (Some(a), Some(b), None) => m.merge(table, &[a, b]),
+            (Some(a), Some(b), Some(c)) => {
+                let mut list = ArenaVec::new_in(part.bump());
+                let n = recs.clone().count().saturating_add(3);
+                part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
+                    list.reserve_exact(n);
+                    list.extend([a, b, c]);
+                    list.extend(recs);
+                    m.merge(table, &list)
+                })
+            }
+            _ => Err(internal(at)),
+        }
+    };
+    *spent = spent.saturating_add(part.used().saturating_sub(alloc.used()));
+    alloc.absorb(&part);
+    match merged {
+        Ok(slots) => {
+            let slot = Slot::new(fi, Val::Msg(slots));
+            Ok(Some(if reset { slot.with_reset() } else { slot }))
+        }
+        // Past the budget (or the arena's limit, which the merge when the
+        // root ends meets again).
+        Err(DecodeError::ArenaLimit { .. }) => {
+            *spent = budget;
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// True if `slots` is a dense record of `table`: slot `i` holds field `i`,
@@ -107,6 +176,12 @@ fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
             .iter()
             .enumerate()
             .all(|(i, s)| s.word() as usize == i)
+}
+
+/// True if `slots` is in reader order with nothing pending: a record no
+/// merge has to settle first.
+fn settled(slots: &[Slot<'_>]) -> bool {
+    !unsettled(slots)
 }
 
 /// True if `slots` holds occurrences to merge: a known field twice, or a
@@ -170,6 +245,12 @@ impl<'a> Merger<'_, 'a> {
         {
             return self.merge_dense(table, recs);
         }
+        if let [a, b] = recs
+            && settled(a)
+            && settled(b)
+        {
+            return self.merge_two(table, a, b);
+        }
         let at = self.at;
         // Every present slot, record after record, with its record's index.
         let total = recs
@@ -184,9 +265,11 @@ impl<'a> Merger<'_, 'a> {
             let r = u32::try_from(r).map_err(|_| internal(at))?;
             all.extend(rec.iter().filter(|s| !s.is_absent()).map(|s| (s, r)));
         }
-        if !table.oneofs.is_empty() {
-            self.drop_displaced(table, &mut all)?;
-        }
+        let oneofs = if table.oneofs.is_empty() {
+            None
+        } else {
+            Some(self.drop_displaced(table, &mut all)?)
+        };
         // By field, then record, then position: input order within a field.
         // One record is in that order already (see `in_decode_order`).
         let perm = self
@@ -213,19 +296,24 @@ impl<'a> Merger<'_, 'a> {
             let run = (k..stop).filter_map(slot_at);
             match table.fields.get(fi as usize) {
                 None => out.extend(run.copied()),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run)?),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run, false)?),
                 Some(f) if f.kind.is_message() => {
                     let count = stop.saturating_sub(k);
-                    if count == 1 && !first.is_pending() {
-                        out.push(*first);
+                    // A oneof member that displaced another, here or in
+                    // its own record, keeps the mark for a later merge.
+                    let reset = run.clone().any(Slot::is_reset)
+                        || oneofs.as_ref().is_some_and(|o| o.displaced_any(first));
+                    let slot = if count == 1 && !first.is_pending() {
+                        *first
                     } else {
                         let occurrences = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
                         for (o, s) in occurrences.iter_mut().zip(run) {
                             *o = s.as_msg().unwrap_or(&[]);
                         }
                         let merged = self.merge(self.sub(f)?, occurrences)?;
-                        out.push(Slot::new(fi, Val::Msg(merged)));
-                    }
+                        Slot::new(fi, Val::Msg(merged))
+                    };
+                    out.push(if reset { slot.with_reset() } else { slot });
                 }
                 // A scalar, string or bytes field: the last occurrence wins.
                 Some(_) => {
@@ -236,6 +324,144 @@ impl<'a> Merger<'_, 'a> {
             }
             k = stop;
         }
+        let out = out.into_bump_slice();
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// [`merge_two`](Self::merge_two) behind the depth accounting of
+    /// [`merge`](Self::merge).
+    fn merge_pair(
+        &self,
+        table: &'static MessageTable,
+        a: &'a [Slot<'a>],
+        b: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let depth = self.depth.get();
+        self.depth.set(depth.saturating_add(1));
+        let merged = if table.dense && dense_record(table, a) && dense_record(table, b) {
+            // Slot `i` holds field `i` in both: field by field.
+            self.merge_dense_pair(table, a, b)
+        } else if depth < MAX_RECURSION {
+            self.merge_two(table, a, b)
+        } else {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+                self.merge_two(table, a, b)
+            })
+        };
+        self.depth.set(depth);
+        merged
+    }
+
+    /// Two settled dense records of `table` (see [`dense_record`]) merged
+    /// into one: a copy of `a` in which each field `b` holds replaces
+    /// `a`'s, or for a message field both hold, is merged with it. A dense
+    /// table has no repeated field and no oneof.
+    fn merge_dense_pair(
+        &self,
+        table: &'static MessageTable,
+        a: &'a [Slot<'a>],
+        b: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let out = self.alloc.alloc_slice_copy(a, self.at)?;
+        for ((o, s), f) in out.iter_mut().zip(b).zip(table.fields) {
+            if s.is_absent() {
+                continue;
+            }
+            *o = match (o.as_msg(), s.as_msg()) {
+                (Some(p), Some(q)) if f.kind.is_message() => {
+                    Slot::new(s.field(), Val::Msg(self.merge_pair(self.sub(f)?, p, q)?))
+                }
+                _ => *s,
+            };
+        }
+        debug_assert!(record::in_reader_order(out));
+        Ok(out)
+    }
+
+    /// Two settled records of `table` (each in reader order, no field
+    /// twice, nothing pending; absent slots of a dense record skipped)
+    /// merged in one walk over both, as [`merge_here`](Self::merge_here)
+    /// merges them without listing and sorting their slots: a field in
+    /// one record is copied; in both, `b`'s scalar wins, repeated fields
+    /// are concatenated and messages merged; `a`'s unknown fields, then
+    /// `b`'s. A oneof member of `b` displaces `a`'s other member of its
+    /// oneof, or `a`'s occurrence of itself when `b`'s is marked reset.
+    fn merge_two(
+        &self,
+        table: &'static MessageTable,
+        a: &'a [Slot<'a>],
+        b: &'a [Slot<'a>],
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let at = self.at;
+        let n = a.len().saturating_add(b.len());
+        self.alloc.charge_slice::<Slot<'a>>(n, at)?;
+        let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(n, self.alloc.bump());
+        let oneofs = !table.oneofs.is_empty();
+        // The oneof of a known slot's field, 0 for none.
+        let oneof = |s: &Slot<'_>| table.fields.get(s.field() as usize).map_or(0, |f| f.oneof);
+        // Another member of `o` than field `fi` among `rec`'s slots.
+        let other = |rec: &[Slot<'_>], o: u16, fi: u32| {
+            rec.iter()
+                .any(|s| s.field() != fi && !s.is_absent() && oneof(s) == o)
+        };
+        let (mut xs, mut ys) = (
+            a.iter().filter(|s| !s.is_absent()).peekable(),
+            b.iter().filter(|s| !s.is_absent()).peekable(),
+        );
+        loop {
+            let kx = xs.peek().map_or(UNKNOWN, |s| s.field());
+            let ky = ys.peek().map_or(UNKNOWN, |s| s.field());
+            if kx == UNKNOWN && ky == UNKNOWN {
+                break;
+            }
+            if kx < ky {
+                let Some(&x) = xs.next() else {
+                    return Err(internal(at));
+                };
+                if oneofs
+                    && let o @ 1.. = oneof(&x)
+                    && other(b, o, kx)
+                {
+                    // Displaced by `b`'s member.
+                    continue;
+                }
+                out.push(x);
+                continue;
+            }
+            let Some(&y) = ys.next() else {
+                return Err(internal(at));
+            };
+            let displaced = oneofs && matches!(oneof(&y), o @ 1.. if other(a, o, ky));
+            if ky < kx {
+                out.push(if displaced { y.with_reset() } else { y });
+                continue;
+            }
+            let Some(&x) = xs.next() else {
+                return Err(internal(at));
+            };
+            let f = table.fields.get(ky as usize).ok_or_else(|| internal(at))?;
+            out.push(if f.is_repeated() {
+                self.concat(f, ky, [x, y].iter(), true)?
+            } else if f.kind.is_message() && !y.is_reset() {
+                let (Some(p), Some(q)) = (x.as_msg(), y.as_msg()) else {
+                    return Err(internal(at));
+                };
+                // Settled records hold settled messages.
+                let merged = Slot::new(ky, Val::Msg(self.merge_pair(self.sub(f)?, p, q)?));
+                if x.is_reset() {
+                    merged.with_reset()
+                } else {
+                    merged
+                }
+            } else {
+                // A scalar, string or bytes field, or a member that
+                // restarted in `b`: `b`'s occurrence.
+                y
+            });
+        }
+        out.extend(xs.copied());
+        out.extend(ys.copied());
         let out = out.into_bump_slice();
         debug_assert!(record::in_reader_order(out));
         Ok(out)
@@ -271,7 +497,7 @@ impl<'a> Merger<'_, 'a> {
             }
             match table.fields.get(fi as usize) {
                 None => out.extend_from_slice(run),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter())?),
+                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter(), false)?),
                 Some(f) if f.kind.is_message() => {
                     if let [one] = run
                         && !one.is_pending()
@@ -283,8 +509,13 @@ impl<'a> Merger<'_, 'a> {
                         for (o, s) in occurrences.iter_mut().zip(run) {
                             *o = s.as_msg().unwrap_or(&[]);
                         }
-                        let merged = self.merge(self.sub(f)?, occurrences)?;
-                        out.push(Slot::new(fi, Val::Msg(merged)));
+                        let merged =
+                            Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
+                        out.push(if run.iter().any(Slot::is_reset) {
+                            merged.with_reset()
+                        } else {
+                            merged
+                        });
                     }
                 }
                 // A scalar, string or bytes field: the last occurrence wins.
@@ -362,6 +593,7 @@ impl<'a> Merger<'_, 'a> {
         let out = self.alloc.alloc_slice_copy(slots, self.at)?;
         for slot in out.iter_mut().filter(|s| s.is_pending()) {
             let fi = slot.field();
+            let reset = slot.is_reset();
             let f = table
                 .fields
                 .get(fi as usize)
@@ -378,6 +610,9 @@ impl<'a> Merger<'_, 'a> {
                 }
                 (None, one) => Slot::new(fi, Val::Msg(self.merge(sub, &[one.unwrap_or(&[])])?)),
             };
+            if reset {
+                *slot = slot.with_reset();
+            }
         }
         debug_assert!(record::in_reader_order(out));
         Ok(out)
@@ -403,12 +638,14 @@ impl<'a> Merger<'_, 'a> {
     }
 
     /// The values of repeated field `f` (index `fi`) from its slots in
-    /// `run`, in input order, as one slot.
+    /// `run`, in input order, as one slot. `settled`: the slots come from
+    /// settled records, so their elements need no settling.
     fn concat<'r>(
         &self,
         f: &FieldTable,
         fi: u32,
         run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        settled: bool,
     ) -> Result<Slot<'a>, DecodeError>
     where
         'a: 'r,
@@ -437,7 +674,11 @@ impl<'a> Merger<'_, 'a> {
                     0
                 };
                 let list = list.get(start..).unwrap_or_default();
-                Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?))
+                if settled {
+                    Slot::new(fi, Val::Msgs(list))
+                } else {
+                    Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?))
+                }
             }
             Kind::String if f.utf8 => {
                 let list = self.concat_values(run, "", |v| match v {
@@ -500,13 +741,13 @@ impl<'a> Merger<'_, 'a> {
         &self,
         table: &'static MessageTable,
         all: &mut ArenaVec<'a, (&'a Slot<'a>, u32)>,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<Oneofs<'a>, DecodeError> {
         let mut oneofs = Oneofs::new(self.alloc, table, all.len(), self.at)?;
         for (slot, r) in all.iter().rev() {
             oneofs.note(slot, *r);
         }
         all.retain(|(slot, r)| oneofs.keeps(slot, *r));
-        Ok(())
+        Ok(oneofs)
     }
 }
 

@@ -22,8 +22,10 @@
 //! unknown field or an unlisted closed-enum value in a dense record: it
 //! is kept after the record's fields, which are copied out with it when
 //! the message ends. A singular message field met more than once: its
-//! occurrences are kept side by side and merged once the root ends (see
-//! [`merge`](crate::merge)).
+//! occurrences are merged when the message ends, in place when they came
+//! in a row and the message is otherwise in order (see
+//! [`merge`](crate::merge); past the merge budget they are kept side by
+//! side and merged once the root ends).
 // Decoder code reads untrusted bytes: no indexing, unwrap or arithmetic that
 // can panic on them; each remaining spot is an audited `expect`.
 #![deny(
@@ -166,6 +168,10 @@ struct Dec<'a, 's> {
     /// Dense-record slots this decode may still allocate: one per two
     /// input bytes in all (see [`Dec::enter`]).
     dense_left: usize,
+    /// Arena bytes the merges at a message's end wrote so far (see
+    /// [`crate::merge::merge_run`]): past the merge budget, occurrences
+    /// are merged once the root ends.
+    merge_spent: usize,
     /// False when nothing this decode can write or count reaches the
     /// limits (see [`decode`]): the per-message checks are skipped.
     checked: bool,
@@ -212,6 +218,7 @@ pub(crate) fn decode<'a>(
         depth: 1,
         deep: options.max_depth.saturating_add(1).min(MAX_RECURSION),
         dense_left: input.len() / 2,
+        merge_spent: 0,
         checked,
         error: None,
         take_depth: 1,
@@ -1513,8 +1520,26 @@ impl<'a> Dec<'a, '_> {
         // Canonical input has its known fields in number order, each once.
         // (Increasing words are reader order: see `Slot::word`.)
         if msg.must_gather() || !pending.is_sorted_by(|a, b| a.word() < b.word()) {
+            if !msg.must_gather()
+                && !msg.oneof_pair()
+                && let Some(slots) = self.merge_adjacent(table, msg, at)?
+            {
+                return Ok(slots);
+            }
             return self.gather(table, msg, at);
         }
+        self.copy_out(msg, at)
+    }
+
+    /// The slots of message `msg`, in reader order (or in decode order,
+    /// occurrences left to merge when the root ends side by side), moved
+    /// out of the scratch: taken as the record when they are the whole
+    /// scratch and the message may take it, otherwise copied.
+    #[inline(always)]
+    fn copy_out(&mut self, msg: Msg, at: usize) -> Result<&'a [Slot<'a>], DecodeError> {
+        let Some(pending) = self.scratch.get(msg.base..) else {
+            return Err(internal(at));
+        };
         let n = pending.len();
         if self.checked {
             self.items.take(n, msg.start)?;
@@ -1581,6 +1606,108 @@ impl<'a> Dec<'a, '_> {
             return self.gather_permuted(table, msg, perm, at);
         }
         self.gather_sorted(table, msg, at)
+    }
+
+    /// The record of message `msg`, when its slots are in reader order but
+    /// for singular fields met several times in a row (what an encoder
+    /// writes when it appends a message field the input had already, or a
+    /// message's concatenation with another that ends with the same
+    /// field): each such run is made one slot in place, a scalar's last
+    /// occurrence or a message's occurrences merged (see
+    /// [`crate::merge::merge_run`]; past the merge budget they stay side by
+    /// side, merged when the root ends), and the slots are copied out as
+    /// canonical ones are. `None` at the first slot out of order (or a
+    /// repeated field's run, or unknown fields of one number in a row):
+    /// the runs merged before it stay merged, the rest as it was, for the
+    /// gather.
+    #[cold]
+    #[inline(never)]
+    fn merge_adjacent(
+        &mut self,
+        table: &'static MessageTable,
+        msg: Msg,
+        at: usize,
+    ) -> Result<Option<&'a [Slot<'a>]>, DecodeError> {
+        let base = msg.base;
+        let pending = pending(&mut self.scratch, base, at)?;
+        // The first slot out of strict order must be a singular field's
+        // second occurrence; otherwise (a repeated message field's second
+        // element, most often) straight to the gather.
+        let first_twice = pending
+            .windows(2)
+            .find_map(|pair| match pair {
+                [a, b] if a.word() >= b.word() => Some((a.word(), b.word())),
+                _ => None,
+            })
+            .and_then(|(a, b)| (a == b).then_some(a))
+            .and_then(|w| table.fields.get(w as usize));
+        if first_twice.is_none_or(FieldTable::is_repeated) {
+            return Ok(None);
+        }
+        let n = pending.len();
+        let (mut w, mut r) = (0usize, 0usize);
+        while let Some(&first) = pending.get(r) {
+            let word = first.word();
+            let mut e = r.saturating_add(1);
+            while pending.get(e).is_some_and(|s| s.word() == word) {
+                e = e.saturating_add(1);
+            }
+            if pending.get(e).is_some_and(|s| s.word() < word) {
+                break;
+            }
+            let slot = if e.saturating_sub(r) == 1 {
+                first
+            } else {
+                let Some(f) = table.fields.get(word as usize) else {
+                    break;
+                };
+                if f.is_repeated() {
+                    break;
+                }
+                let Some(run) = pending.get(r..e) else {
+                    return Err(internal(at));
+                };
+                if !f.kind.is_message() {
+                    run.last().copied().unwrap_or(first)
+                } else if let Some(slot) = crate::merge::merge_run(
+                    self.alloc,
+                    self.schema,
+                    f,
+                    word,
+                    run.iter(),
+                    self.buf.len(),
+                    &mut self.merge_spent,
+                    at,
+                )? {
+                    slot
+                } else {
+                    // Side by side, for the merge when the root ends.
+                    self.signal |= signal::PENDING;
+                    pending.copy_within(r..e, w);
+                    w = w.saturating_add(e.saturating_sub(r));
+                    r = e;
+                    continue;
+                }
+            };
+            let Some(dst) = pending.get_mut(w) else {
+                return Err(internal(at));
+            };
+            *dst = slot;
+            w = w.saturating_add(1);
+            r = e;
+        }
+        if r < n {
+            // Out of order from `r`: the rest moves down behind the runs
+            // merged, for the gather.
+            if w < r {
+                pending.copy_within(r..n, w);
+            }
+            self.scratch
+                .truncate(base.saturating_add(w).saturating_add(n.saturating_sub(r)));
+            return Ok(None);
+        }
+        self.scratch.truncate(base.saturating_add(w));
+        self.copy_out(msg, at).map(Some)
     }
 
     /// Drop the oneof members a later member displaced from the message
@@ -1698,22 +1825,29 @@ impl<'a> Dec<'a, '_> {
                     Slot::new(fi, val)
                 }
                 // A singular field: its last occurrence wins, except that a
-                // message field's occurrences are merged (kept side by
-                // side here, merged when the root ends: see `merge.rs`).
+                // message field's occurrences are merged, here (see
+                // `merge.rs`) or, past the merge budget, when the root ends.
                 Some(f) if !(f.kind.is_message() && run.len() > 1) => {
                     run.last().copied().unwrap_or(first)
                 }
-                Some(f) if mergeable_now(self.schema, f, run.iter()) => {
-                    // Occurrences of a narrow message of scalars: merged
-                    // here, with nothing left pending.
-                    Slot::new(
+                Some(f)
+                    if let Some(slot) = crate::merge::merge_run(
+                        alloc,
+                        self.schema,
+                        f,
                         fi,
-                        Val::Msg(crate::merge::merge_now(alloc, run.iter(), at)?),
-                    )
+                        run.iter(),
+                        self.buf.len(),
+                        &mut self.merge_spent,
+                        at,
+                    )? =>
+                {
+                    slot
                 }
                 _ => {
                     // Unknown fields, kept in input order, and the
-                    // occurrences of a singular message field.
+                    // occurrences of a singular message field kept side
+                    // by side for the merge when the root ends.
                     if fi < UNKNOWN {
                         self.signal |= signal::PENDING;
                     }
@@ -1777,19 +1911,11 @@ impl<'a> Dec<'a, '_> {
                 let Some(f) = table.fields.get(fi as usize) else {
                     return Err(internal(at));
                 };
-                if !f.is_repeated()
-                    && f.kind.is_message()
-                    && stop.saturating_sub(k) > 1
-                    && !mergeable_now(
-                        self.schema,
-                        f,
-                        (k..stop).filter_map(|j| pending.get(index(j))),
-                    )
-                {
-                    // Occurrences to merge, kept side by side (see
+                if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
+                    // Occurrences to merge: room for them side by side, in
+                    // case the merge budget leaves them so (see
                     // `merge.rs`).
                     out_len = out_len.saturating_add(stop.saturating_sub(k).saturating_sub(1));
-                    self.signal |= signal::PENDING;
                 }
                 if f.is_repeated() {
                     // Values of unpacked occurrences (packed runs counted
@@ -1836,21 +1962,23 @@ impl<'a> Dec<'a, '_> {
                 Some(f)
                     if f.kind.is_message()
                         && stop.saturating_sub(k) > 1
-                        && mergeable_now(
+                        && let Some(slot) = crate::merge::merge_run(
+                            alloc,
                             self.schema,
                             f,
+                            fi,
                             (k..stop).filter_map(|j| pending.get(index(j))),
-                        ) =>
+                            self.buf.len(),
+                            &mut self.merge_spent,
+                            at,
+                        )? =>
                 {
-                    // Occurrences of a narrow message of scalars: merged
-                    // here, with nothing left pending.
-                    let run = (k..stop).filter_map(|j| pending.get(index(j)));
-                    out.push(Slot::new(
-                        fi,
-                        Val::Msg(crate::merge::merge_now(alloc, run, at)?),
-                    ));
+                    out.push(slot);
                 }
                 Some(f) if f.kind.is_message() && stop.saturating_sub(k) > 1 => {
+                    // Past the merge budget: side by side, merged when the
+                    // root ends.
+                    self.signal |= signal::PENDING;
                     for j in k..stop {
                         let Some(slot) = pending.get(index(j)) else {
                             return Err(internal(at));
@@ -1882,19 +2010,6 @@ impl<'a> Dec<'a, '_> {
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
-}
-
-/// [`merge::mergeable_now`](crate::merge::mergeable_now) for the
-/// occurrences `run` of message field `f`.
-fn mergeable_now<'r, 'a: 'r>(
-    schema: &'static Schema,
-    f: &FieldTable,
-    run: impl Iterator<Item = &'r Slot<'a>>,
-) -> bool {
-    schema
-        .messages
-        .get(f.sub as usize)
-        .is_some_and(|sub| crate::merge::mergeable_now(sub, run))
 }
 
 /// The slots of `scratch` pending for the message whose first is at
