@@ -1598,12 +1598,13 @@ impl<'a> Dec<'a, '_> {
         // run of unknown fields whose numbers go down takes the sort, which
         // keeps it in input order too.
         if !pending.is_sorted_by(|a, b| a.word() <= b.word()) {
-            // Sort by (field, position): stable, without a heap buffer.
+            // Sort by (field, position): stable, without a heap buffer,
+            // through a permutation in the arena applied in place.
             let perm = alloc.alloc_slice_fill_with(n, at, |i| i as u32)?;
             perm.sort_unstable_by_key(|&i| {
                 (pending.get(i as usize).map_or(UNKNOWN, |s| s.field()), i)
             });
-            return self.gather_permuted(table, msg, perm, at);
+            permute(pending, perm, at)?;
         }
         self.gather_sorted(table, msg, at)
     }
@@ -1754,11 +1755,10 @@ impl<'a> Dec<'a, '_> {
         Ok(())
     }
 
-    /// [`gather`](Self::gather) for slots already in field order (what
-    /// canonical encoders write: a repeated field's values side by side),
-    /// run by run, each repeated run collected by one pass over its slots.
-    /// The general walk costs about three times as much per value
-    /// (callgrind, history sync 50x20: the 20 messages of a conversation).
+    /// [`gather`](Self::gather) once the slots are in field order (as
+    /// canonical encoders write them: a repeated field's values side by
+    /// side), run by run, each repeated run collected by one pass over its
+    /// slots.
     fn gather_sorted(
         &mut self,
         table: &'static MessageTable,
@@ -1815,11 +1815,7 @@ impl<'a> Dec<'a, '_> {
                                 .filter(|s| !matches!(s.val(), Val::Scalars(_)))
                                 .count();
                             elements = elements.saturating_add(unpacked);
-                            let len = run.len();
-                            let Some(run) = pending.get_mut(r..e) else {
-                                return Err(internal(at));
-                            };
-                            collect_repeated(alloc, self.schema, f, run, 0, len, &|k| k, at)?
+                            collect_scalars(alloc, run, at)?
                         }
                     };
                     Slot::new(fi, val)
@@ -1872,141 +1868,6 @@ impl<'a> Dec<'a, '_> {
         };
         let slots = alloc.alloc_slice_copy(out, at)?;
         self.scratch.truncate(base);
-        debug_assert!(record::in_decode_order(slots));
-        Ok(slots)
-    }
-
-    /// [`gather`](Self::gather) for slots out of field order, taken in the
-    /// order of `perm` (sorted by field, then by position).
-    #[inline(always)]
-    fn gather_permuted(
-        &mut self,
-        table: &'static MessageTable,
-        msg: Msg,
-        perm: &[u32],
-        at: usize,
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let alloc = self.alloc;
-        let base = msg.base;
-        let pending = pending(&mut self.scratch, base, at)?;
-        let n = pending.len();
-        let index = |k: usize| -> usize { perm.get(k).map_or(usize::MAX, |&i| i as usize) };
-        let field_at = |pending: &[Slot<'a>], k: usize| pending.get(index(k)).map(|s| s.field());
-
-        // First walk: the number of final slots.
-        let mut out_len = 0usize;
-        let mut elements = 0usize;
-        let mut k = 0usize;
-        while k < n {
-            let Some(fi) = field_at(pending, k) else {
-                return Err(internal(at));
-            };
-            let mut stop = k.saturating_add(1);
-            while stop < n && field_at(pending, stop) == Some(fi) {
-                stop = stop.saturating_add(1);
-            }
-            if fi == UNKNOWN {
-                out_len = out_len.saturating_add(stop.saturating_sub(k));
-            } else {
-                let Some(f) = table.fields.get(fi as usize) else {
-                    return Err(internal(at));
-                };
-                if !f.is_repeated() && f.kind.is_message() && stop.saturating_sub(k) > 1 {
-                    // Occurrences to merge: room for them side by side, in
-                    // case the merge budget leaves them so (see
-                    // `merge.rs`).
-                    out_len = out_len.saturating_add(stop.saturating_sub(k).saturating_sub(1));
-                }
-                if f.is_repeated() {
-                    // Values of unpacked occurrences (packed runs counted
-                    // theirs as they were read).
-                    for j in k..stop {
-                        if !matches!(pending.get(index(j)).map(Slot::val), Some(Val::Scalars(_))) {
-                            elements = elements.saturating_add(1);
-                        }
-                    }
-                }
-                out_len = out_len.saturating_add(1);
-            }
-            k = stop;
-        }
-
-        let items = out_len.saturating_add(elements);
-        self.items.take(items, msg.start)?;
-
-        // Second walk: build the final slots.
-        alloc.charge_slice::<Slot<'a>>(out_len, at)?;
-        let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(out_len, alloc.bump());
-        let mut k = 0usize;
-        while k < n {
-            let Some(fi) = field_at(pending, k) else {
-                return Err(internal(at));
-            };
-            let mut stop = k.saturating_add(1);
-            while stop < n && field_at(pending, stop) == Some(fi) {
-                stop = stop.saturating_add(1);
-            }
-            let f = table.fields.get(fi as usize);
-            match f {
-                Some(f) if f.is_repeated() => {
-                    let val =
-                        collect_repeated(alloc, self.schema, f, pending, k, stop, &index, at)?;
-                    let held = |j: usize| pending.get(index(j)).is_some_and(Slot::is_pending);
-                    out.push(match val {
-                        Val::Msgs(list) if msg.marks & Msg::PENDING != 0 && (k..stop).any(held) => {
-                            Slot::pending_list(fi, list)
-                        }
-                        val => Slot::new(fi, val),
-                    });
-                }
-                Some(f)
-                    if f.kind.is_message()
-                        && stop.saturating_sub(k) > 1
-                        && let Some(slot) = crate::merge::merge_run(
-                            alloc,
-                            self.schema,
-                            f,
-                            fi,
-                            (k..stop).filter_map(|j| pending.get(index(j))),
-                            self.buf.len(),
-                            &mut self.merge_spent,
-                            at,
-                        )? =>
-                {
-                    out.push(slot);
-                }
-                Some(f) if f.kind.is_message() && stop.saturating_sub(k) > 1 => {
-                    // Past the merge budget: side by side, merged when the
-                    // root ends.
-                    self.signal |= signal::PENDING;
-                    for j in k..stop {
-                        let Some(slot) = pending.get(index(j)) else {
-                            return Err(internal(at));
-                        };
-                        out.push(*slot);
-                    }
-                }
-                Some(_) => {
-                    // A singular field: its last occurrence wins.
-                    let last = stop.saturating_sub(1);
-                    let Some(slot) = pending.get_mut(index(last)) else {
-                        return Err(internal(at));
-                    };
-                    out.push(*slot);
-                }
-                None => {
-                    for j in k..stop {
-                        let Some(slot) = pending.get_mut(index(j)) else {
-                            return Err(internal(at));
-                        };
-                        out.push(*slot);
-                    }
-                }
-            }
-            k = stop;
-        }
-        self.scratch.truncate(base);
-        let slots = out.into_bump_slice();
         debug_assert!(record::in_decode_order(slots));
         Ok(slots)
     }
@@ -2131,98 +1992,83 @@ fn collect_run<'a, T: Copy>(
     Ok(list)
 }
 
-/// One value per pending slot `k..stop` (in sorted order), picked out of
-/// each slot's value, as an exact-size array.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the run of slots, the arena and what to pick"
-)]
-fn collect<'a, T: Copy>(
+/// The values of a run of a repeated scalar field's slots (packed runs and
+/// values one by one, in input order) as one exact-size array.
+fn collect_scalars<'a>(
     alloc: &BoundedAlloc<'a>,
-    pending: &[Slot<'a>],
-    k: usize,
-    stop: usize,
-    index: &impl Fn(usize) -> usize,
-    at: usize,
-    empty: T,
-    pick: impl Fn(&Slot<'a>) -> Option<T>,
-) -> Result<&'a mut [T], DecodeError> {
-    let list = alloc.alloc_slice_fill_copy(stop.saturating_sub(k), empty, at)?;
-    for (out, j) in list.iter_mut().zip(k..stop) {
-        if let Some(v) = pending.get(index(j)).and_then(&pick) {
-            *out = v;
-        }
-    }
-    Ok(list)
-}
-
-/// The values of repeated field `f` from pending slots `k..stop` (in
-/// sorted order), as one exact-size array (a map's, one entry per key).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the run of slots, the arena and the schema for a map's entries"
-)]
-fn collect_repeated<'a>(
-    alloc: &BoundedAlloc<'a>,
-    schema: &'static Schema,
-    f: &FieldTable,
-    pending: &mut [Slot<'a>],
-    k: usize,
-    stop: usize,
-    index: &impl Fn(usize) -> usize,
+    run: &[Slot<'a>],
     at: usize,
 ) -> Result<Val<'a>, DecodeError> {
-    let count = stop.saturating_sub(k);
-    match f.kind {
-        Kind::String if f.utf8 => {
-            let list = collect(alloc, pending, k, stop, index, at, "", Slot::as_str)?;
-            Ok(Val::Strs(list))
-        }
-        Kind::String | Kind::Bytes => {
-            let list = collect(alloc, pending, k, stop, index, at, &[][..], Slot::as_bytes)?;
-            Ok(Val::BytesList(list))
-        }
-        Kind::Message | Kind::Group => {
-            let list = collect(alloc, pending, k, stop, index, at, &[][..], Slot::as_msg)?;
-            Ok(Val::Msgs(last_per_key(alloc, schema, f, list, at)?))
-        }
-        _ => {
-            // One packed run alone is already its array.
-            if count == 1
-                && let Some(slot) = pending.get_mut(index(k))
-                && let Val::Scalars(run) = slot.val()
-            {
-                return Ok(Val::Scalars(run));
+    // One packed run alone is already its array.
+    if let [one] = run
+        && let Val::Scalars(values) = one.val()
+    {
+        return Ok(Val::Scalars(values));
+    }
+    let total = run.iter().fold(0usize, |n, s| {
+        n.saturating_add(match s.val() {
+            Val::Scalars(values) => values.len(),
+            _ => 1,
+        })
+    });
+    let list = alloc.alloc_slice_fill_copy(total, 0u64, at)?;
+    let mut w = 0usize;
+    for s in run {
+        let one;
+        let values: &[u64] = match s.val() {
+            Val::Scalars(values) => values,
+            Val::Scalar(v) => {
+                one = [v];
+                &one
             }
-            let mut total = 0usize;
-            for j in k..stop {
-                total = total.saturating_add(match pending.get(index(j)).map(Slot::val) {
-                    Some(Val::Scalars(list)) => list.len(),
-                    _ => 1,
-                });
+            _ => &[],
+        };
+        let stop = w.saturating_add(values.len());
+        let Some(dst) = list.get_mut(w..stop) else {
+            return Err(internal(at));
+        };
+        dst.copy_from_slice(values);
+        w = stop;
+    }
+    Ok(Val::Scalars(list))
+}
+
+/// `slots` rearranged in place so that position `k` holds what was at
+/// `perm[k]` (a permutation of `0..slots.len()`): one cycle at a time, each
+/// slot moved once. `perm` is spent: its entries are marked done as the
+/// cycles are followed, which also ends the walk at a revisited entry
+/// should `perm` not be a permutation.
+fn permute(slots: &mut [Slot<'_>], perm: &mut [u32], at: usize) -> Result<(), DecodeError> {
+    const DONE: u32 = u32::MAX;
+    for start in 0..perm.len() {
+        if perm.get(start) == Some(&DONE) {
+            continue;
+        }
+        let Some(&held) = slots.get(start) else {
+            return Err(internal(at));
+        };
+        let mut k = start;
+        loop {
+            let Some(entry) = perm.get_mut(k) else {
+                return Err(internal(at));
+            };
+            let from = std::mem::replace(entry, DONE) as usize;
+            let moved = if from == start {
+                held
+            } else {
+                *slots.get(from).ok_or_else(|| internal(at))?
+            };
+            let Some(dst) = slots.get_mut(k) else {
+                return Err(internal(at));
+            };
+            *dst = moved;
+            if from == start {
+                break;
             }
-            let list = alloc.alloc_slice_fill_copy(total, 0u64, at)?;
-            let mut w = 0usize;
-            for j in k..stop {
-                let one;
-                let values: &[u64] = match pending.get(index(j)).map(Slot::val) {
-                    Some(Val::Scalars(run)) => run,
-                    Some(Val::Scalar(v)) => {
-                        one = [v];
-                        &one
-                    }
-                    _ => &[],
-                };
-                let stop_w = w.saturating_add(values.len());
-                let Some(dst) = list.get_mut(w..stop_w) else {
-                    return Err(internal(at));
-                };
-                dst.copy_from_slice(values);
-                w = stop_w;
-            }
-            Ok(Val::Scalars(list))
+            k = from;
         }
     }
+    Ok(())
 }
 
 /// The elements of repeated message field `f`, with only the last entry of
@@ -2241,5 +2087,52 @@ fn last_per_key<'a>(
             Ok(list.get(start..).unwrap_or_default())
         }
         _ => Ok(list),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests of hand-made permutations")]
+mod tests {
+    use super::*;
+
+    /// Slots numbered by field, so a rearrangement shows in their fields.
+    fn slots(fields: &[u32]) -> Vec<Slot<'static>> {
+        fields
+            .iter()
+            .map(|&f| Slot::new(f, Val::Scalar(u64::from(f))))
+            .collect()
+    }
+
+    fn fields(slots: &[Slot<'_>]) -> Vec<u32> {
+        slots.iter().map(Slot::field).collect()
+    }
+
+    #[test]
+    fn permute_moves_each_slot_to_its_place() {
+        // Position k takes what was at perm[k]: two cycles (0 2 4) and
+        // (1 3), and 5 in place.
+        let mut s = slots(&[10, 11, 12, 13, 14, 15]);
+        let mut perm = [2, 3, 4, 1, 0, 5];
+        permute(&mut s, &mut perm, 0).unwrap();
+        assert_eq!(fields(&s), [12, 13, 14, 11, 10, 15]);
+        assert!(perm.iter().all(|&p| p == u32::MAX));
+
+        let mut s = slots(&[7, 8, 9]);
+        permute(&mut s, &mut [2, 1, 0], 0).unwrap();
+        assert_eq!(fields(&s), [9, 8, 7]);
+
+        let mut s = slots(&[]);
+        permute(&mut s, &mut [], 0).unwrap();
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn permute_refuses_what_is_not_a_permutation() {
+        // Entry 1 points past the slots; 0 and 2 point at each other's
+        // cycle twice: errors, not panics or endless loops.
+        let mut s = slots(&[1, 2, 3]);
+        assert!(permute(&mut s, &mut [1, 7, 0], 0).is_err());
+        let mut s = slots(&[1, 2, 3]);
+        assert!(permute(&mut s, &mut [1, 1, 1], 0).is_err());
     }
 }
