@@ -1634,19 +1634,23 @@ impl<'a> Dec<'a, '_> {
         // The first slot out of strict order must be a singular field's
         // second occurrence; otherwise (a repeated message field's second
         // element, most often) straight to the gather.
-        let first_twice = pending
+        let Some(first_twice) = pending
             .windows(2)
-            .find_map(|pair| match pair {
-                [a, b] if a.word() >= b.word() => Some((a.word(), b.word())),
-                _ => None,
-            })
-            .and_then(|(a, b)| (a == b).then_some(a))
-            .and_then(|w| table.fields.get(w as usize));
-        if first_twice.is_none_or(FieldTable::is_repeated) {
+            .position(|pair| matches!(pair, [a, b] if a.word() >= b.word()))
+        else {
+            return Ok(None);
+        };
+        let twice = match pending.get(first_twice..) {
+            Some([a, b, ..]) if a.word() == b.word() => table.fields.get(a.word() as usize),
+            _ => None,
+        };
+        if twice.is_none_or(FieldTable::is_repeated) {
             return Ok(None);
         }
+        // The slots before the first occurrence again are in strict order,
+        // each its own run: the walk starts there.
         let n = pending.len();
-        let (mut w, mut r) = (0usize, 0usize);
+        let (mut w, mut r) = (first_twice, first_twice);
         while let Some(&first) = pending.get(r) {
             let word = first.word();
             let mut e = r.saturating_add(1);
