@@ -83,6 +83,7 @@ struct Merger<'s, 'a> {
     clippy::too_many_arguments,
     reason = "the field, its occurrences, and the decode's arena and budget"
 )]
+#[inline]
 pub(crate) fn merge_run<'r, 'a: 'r>(
     alloc: &BoundedAlloc<'a>,
     schema: &'static Schema,
@@ -93,16 +94,41 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     spent: &mut usize,
     at: usize,
 ) -> Result<Option<Slot<'a>>, DecodeError> {
+    let n = run.clone().count();
+    let mut run = run;
+    merge_slots(alloc, schema, f, fi, &mut run, n, input_len, spent, at)
+}
+
+/// [`merge_run`] for a run of `n` slots, read once through `run`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the field, its occurrences, and the decode's arena and budget"
+)]
+#[inline(never)]
+fn merge_slots<'r, 'a: 'r>(
+    alloc: &BoundedAlloc<'a>,
+    schema: &'static Schema,
+    f: &FieldTable,
+    fi: u32,
+    run: &mut dyn Iterator<Item = &'r Slot<'a>>,
+    n: usize,
+    input_len: usize,
+    spent: &mut usize,
+    at: usize,
+) -> Result<Option<Slot<'a>>, DecodeError> {
     let Some(table) = schema.messages.get(f.sub as usize) else {
         return Err(internal(at));
     };
     let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
-    let mut pair = run.clone();
-    if table.dense
-        && let (Some(x), Some(y), None) = (pair.next(), pair.next(), pair.next())
+    let (Some(x), Some(y)) = (run.next(), run.next()) else {
+        return Err(internal(at));
+    };
+    let mut reset = x.is_reset() || y.is_reset();
+    let pending = x.is_pending() || y.is_pending();
+    if n == 2
+        && table.dense
         && let (Some(a), Some(b)) = (x.as_msg(), y.as_msg())
-        && !x.is_pending()
-        && !y.is_pending()
+        && !pending
         && dense_record(table, a)
         && dense_record(table, b)
         && !table.fields.iter().any(|f| f.kind.is_message())
@@ -123,33 +149,28 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
         }
     }
     let part = alloc.capped(budget.saturating_sub(*spent));
-    let reset = run.clone().any(Slot::is_reset);
     let m = Merger {
         alloc: &part,
         schema,
         at,
         depth: Cell::new(0),
     };
-    let merged = {
-        let mut slots = run.clone();
-        let mut recs = run.filter_map(Slot::as_msg);
-        match (recs.next(), recs.next(), recs.next()) {
-            // A field written twice, each occurrence settled (nothing
-            // pending in it): one walk over both.
-            (Some(a), Some(b), None) if !slots.any(Slot::is_pending) => m.merge_pair(table, a, b),
-            (Some(a), Some(b), None) => m.merge(table, &[a, b]),
-            (Some(a), Some(b), Some(c)) => {
-                let mut list = ArenaVec::new_in(part.bump());
-                let n = recs.clone().count().saturating_add(3);
-                part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
-                    list.reserve_exact(n);
-                    list.extend([a, b, c]);
-                    list.extend(recs);
-                    m.merge(table, &list)
-                })
+    let merged = match (x.as_msg(), y.as_msg()) {
+        // A field written twice, each occurrence settled (nothing pending
+        // in it): one walk over both.
+        (Some(a), Some(b)) if n == 2 && !pending => m.merge_pair(table, a, b),
+        (Some(a), Some(b)) if n == 2 => m.merge(table, &[a, b]),
+        _ => part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
+            let mut list = ArenaVec::with_capacity_in(n, part.bump());
+            for s in [x, y].into_iter().chain(run) {
+                reset |= s.is_reset();
+                list.extend(s.as_msg());
             }
-            _ => Err(internal(at)),
-        }
+            match list.as_slice() {
+                [_, _, ..] => m.merge(table, &list),
+                _ => Err(internal(at)),
+            }
+        }),
     };
     *spent = spent.saturating_add(part.used().saturating_sub(alloc.used()));
     alloc.absorb(&part);
@@ -237,13 +258,10 @@ impl<'a> Merger<'_, 'a> {
             {
                 return self.settle_in_place(table, one);
             }
-            return self.merge_runs(table, one);
-        }
-        if table.dense
-            && let [_, _, ..] = recs
-            && recs.iter().all(|r| dense_record(table, r))
-        {
-            return self.merge_dense(table, recs);
+            // In decode order already (a field's occurrences side by side,
+            // see `record::in_decode_order`; its displaced oneof members
+            // dropped when it was read): run by run, nothing to sort.
+            return self.merge_sorted(table, one.len(), &|k| one.get(k), None);
         }
         if let [a, b] = recs
             && settled(a)
@@ -271,19 +289,36 @@ impl<'a> Merger<'_, 'a> {
             Some(self.drop_displaced(table, &mut all)?)
         };
         // By field, then record, then position: input order within a field.
-        // One record is in that order already (see `in_decode_order`).
         let perm = self
             .alloc
             .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
-        if recs.len() > 1 {
-            perm.sort_unstable_by_key(|&i| {
-                (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i)
-            });
-        }
-        let slot_at = |k: usize| -> Option<&Slot<'a>> {
-            perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| s.0)
-        };
-        let n = perm.len();
+        perm.sort_unstable_by_key(|&i| (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i));
+        self.merge_sorted(
+            table,
+            perm.len(),
+            &|k| perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| s.0),
+            oneofs.as_ref(),
+        )
+    }
+
+    /// The `n` slots `slot_at` finds (of records of `table`, by field,
+    /// each field's occurrences in input order; absent slots of a dense
+    /// record skipped) merged into one record, run of equal fields by run:
+    /// unknown fields kept, a scalar's last occurrence, a repeated field's
+    /// values concatenated, a message field's occurrences merged. `oneofs`:
+    /// the oneofs of several records, whose displaced members are dropped
+    /// already.
+    fn merge_sorted<'r>(
+        &self,
+        table: &'static MessageTable,
+        n: usize,
+        slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
+        oneofs: Option<&Oneofs<'a>>,
+    ) -> Result<&'a [Slot<'a>], DecodeError>
+    where
+        'a: 'r,
+    {
+        let at = self.at;
         self.alloc.charge_slice::<Slot<'a>>(n, at)?;
         let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(n, self.alloc.bump());
         let mut k = 0usize;
@@ -293,16 +328,29 @@ impl<'a> Merger<'_, 'a> {
             while slot_at(stop).is_some_and(|s| s.field() == fi) {
                 stop = stop.saturating_add(1);
             }
-            let run = (k..stop).filter_map(slot_at);
+            let count = stop.saturating_sub(k);
+            let start = k;
+            k = stop;
+            let run = (start..stop).filter_map(slot_at);
+            if first.is_absent() {
+                continue;
+            }
             match table.fields.get(fi as usize) {
                 None => out.extend(run.copied()),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run, false)?),
+                Some(f) if f.is_repeated() => {
+                    out.push(self.concat(
+                        f,
+                        fi,
+                        count,
+                        &|i| slot_at(start.saturating_add(i)),
+                        false,
+                    )?);
+                }
                 Some(f) if f.kind.is_message() => {
-                    let count = stop.saturating_sub(k);
                     // A oneof member that displaced another, here or in
                     // its own record, keeps the mark for a later merge.
                     let reset = run.clone().any(Slot::is_reset)
-                        || oneofs.as_ref().is_some_and(|o| o.displaced_any(first));
+                        || oneofs.is_some_and(|o| o.displaced_any(first));
                     let slot = if count == 1 && !first.is_pending() {
                         *first
                     } else {
@@ -322,7 +370,6 @@ impl<'a> Merger<'_, 'a> {
                     }
                 }
             }
-            k = stop;
         }
         let out = out.into_bump_slice();
         debug_assert!(record::in_reader_order(out));
@@ -442,7 +489,7 @@ impl<'a> Merger<'_, 'a> {
             };
             let f = table.fields.get(ky as usize).ok_or_else(|| internal(at))?;
             out.push(if f.is_repeated() {
-                self.concat(f, ky, [x, y].iter(), true)?
+                self.concat(f, ky, 2, &|i| [&x, &y].get(i).copied(), true)?
             } else if f.kind.is_message() && !y.is_reset() {
                 let (Some(p), Some(q)) = (x.as_msg(), y.as_msg()) else {
                     return Err(internal(at));
@@ -463,119 +510,6 @@ impl<'a> Merger<'_, 'a> {
         out.extend(xs.copied());
         out.extend(ys.copied());
         let out = out.into_bump_slice();
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
-    }
-
-    /// One record of `table` in decode order (a field's occurrences side
-    /// by side, see `record::in_decode_order`; its displaced oneof members
-    /// dropped when it was read) merged into a settled one, run by run:
-    /// what [`merge_here`](Self::merge_here) does for several records,
-    /// without listing and sorting the slots, which are in order already.
-    fn merge_runs(
-        &self,
-        table: &'static MessageTable,
-        rec: &'a [Slot<'a>],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let at = self.at;
-        self.alloc.charge_slice::<Slot<'a>>(rec.len(), at)?;
-        let mut out: ArenaVec<'a, Slot<'a>> =
-            ArenaVec::with_capacity_in(rec.len(), self.alloc.bump());
-        let mut k = 0usize;
-        while let Some(first) = rec.get(k) {
-            let fi = first.field();
-            let mut stop = k.saturating_add(1);
-            while rec.get(stop).is_some_and(|s| s.field() == fi) {
-                stop = stop.saturating_add(1);
-            }
-            let Some(run) = rec.get(k..stop) else {
-                return Err(internal(at));
-            };
-            k = stop;
-            if first.is_absent() {
-                continue;
-            }
-            match table.fields.get(fi as usize) {
-                None => out.extend_from_slice(run),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter(), false)?),
-                Some(f) if f.kind.is_message() => {
-                    if let [one] = run
-                        && !one.is_pending()
-                    {
-                        out.push(*one);
-                    } else {
-                        let occurrences =
-                            self.alloc.alloc_slice_fill_copy(run.len(), &[][..], at)?;
-                        for (o, s) in occurrences.iter_mut().zip(run) {
-                            *o = s.as_msg().unwrap_or(&[]);
-                        }
-                        let merged =
-                            Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
-                        out.push(if run.iter().any(Slot::is_reset) {
-                            merged.with_reset()
-                        } else {
-                            merged
-                        });
-                    }
-                }
-                // A scalar, string or bytes field: the last occurrence wins.
-                Some(_) => {
-                    if let Some(last) = run.last() {
-                        out.push(*last);
-                    }
-                }
-            }
-        }
-        let out = out.into_bump_slice();
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
-    }
-
-    /// Several dense records of `table` (slot `i` holds field `i`, see
-    /// [`dense_record`]) merged into one: each field's last occurrence, or
-    /// for a message field its occurrences merged. A dense table has no
-    /// repeated field, no oneof and no unknown slot in a dense record, so
-    /// nothing needs sorting.
-    fn merge_dense(
-        &self,
-        table: &'static MessageTable,
-        recs: &[&'a [Slot<'a>]],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let at = self.at;
-        let Some(&last) = recs.last() else {
-            return Err(internal(at));
-        };
-        let out = self.alloc.alloc_slice_copy(last, at)?;
-        let field = |r: &&'a [Slot<'a>], i: usize| r.get(i).copied();
-        for (i, (slot, f)) in out.iter_mut().zip(table.fields).enumerate() {
-            if f.kind.is_message() {
-                let present = |r: &&'a [Slot<'a>]| field(r, i).and_then(|s| s.as_msg());
-                let count = recs.iter().filter_map(present).count();
-                let single = recs
-                    .iter()
-                    .filter_map(|r| field(r, i))
-                    .find(|s| s.as_msg().is_some());
-                match single {
-                    Some(one) if count == 1 && !one.is_pending() => *slot = one,
-                    Some(_) => {
-                        let occurrences = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
-                        for (o, m) in occurrences.iter_mut().zip(recs.iter().filter_map(present)) {
-                            *o = m;
-                        }
-                        let fi = u32::try_from(i).map_err(|_| internal(at))?;
-                        *slot = Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
-                    }
-                    None => {}
-                }
-            } else if let Some(s) = recs
-                .iter()
-                .rev()
-                .filter_map(|r| field(r, i))
-                .find(|s| !s.is_absent())
-            {
-                *slot = s;
-            }
-        }
         debug_assert!(record::in_reader_order(out));
         Ok(out)
     }
@@ -637,31 +571,32 @@ impl<'a> Merger<'_, 'a> {
         Ok(out)
     }
 
-    /// The values of repeated field `f` (index `fi`) from its slots in
-    /// `run`, in input order, as one slot. `settled`: the slots come from
-    /// settled records, so their elements need no settling.
+    /// The values of repeated field `f` (index `fi`) from its `n` slots
+    /// `slot_at` finds, in input order, as one slot. `settled`: the slots
+    /// come from settled records, so their elements need no settling.
     fn concat<'r>(
         &self,
         f: &FieldTable,
         fi: u32,
-        run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        n: usize,
+        slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
         settled: bool,
     ) -> Result<Slot<'a>, DecodeError>
     where
         'a: 'r,
     {
         let at = self.at;
+        let run = (0..n).filter_map(slot_at);
         Ok(match f.kind {
             Kind::Message | Kind::Group => {
-                let elements = |s: &'r Slot<'a>| s.elements();
                 let count = run
                     .clone()
-                    .map(|s| elements(s).len())
+                    .map(|s| s.elements().len())
                     .fold(0, usize::saturating_add);
                 let list = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
                 for (o, e) in list
                     .iter_mut()
-                    .zip(run.flat_map(|s| elements(s).iter().copied()))
+                    .zip(run.flat_map(|s| s.elements().iter().copied()))
                 {
                     *o = e;
                 }
@@ -681,21 +616,21 @@ impl<'a> Merger<'_, 'a> {
                 }
             }
             Kind::String if f.utf8 => {
-                let list = self.concat_values(run, "", |v| match v {
+                let list = self.concat_values(n, slot_at, "", |v| match v {
                     Val::Strs(l) => l,
                     _ => &[],
                 })?;
                 Slot::new(fi, Val::Strs(list))
             }
             Kind::String | Kind::Bytes => {
-                let list = self.concat_values(run, &[][..], |v| match v {
+                let list = self.concat_values(n, slot_at, &[][..], |v| match v {
                     Val::BytesList(l) => l,
                     _ => &[],
                 })?;
                 Slot::new(fi, Val::BytesList(list))
             }
             _ => {
-                let list = self.concat_values(run, 0u64, |v| match v {
+                let list = self.concat_values(n, slot_at, 0u64, |v| match v {
                     Val::Scalars(l) => l,
                     _ => &[],
                 })?;
@@ -704,16 +639,19 @@ impl<'a> Merger<'_, 'a> {
         })
     }
 
-    /// The arrays `pick` finds in the slots of `run`, one after another.
+    /// The arrays `pick` finds in the `n` slots `slot_at` finds, one after
+    /// another.
     fn concat_values<'r, T: Copy + 'a>(
         &self,
-        run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        n: usize,
+        slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
         empty: T,
-        pick: impl Fn(Val<'a>) -> &'a [T],
+        pick: fn(Val<'a>) -> &'a [T],
     ) -> Result<&'a [T], DecodeError>
     where
         'a: 'r,
     {
+        let run = (0..n).filter_map(slot_at);
         let count = run
             .clone()
             .map(|s| pick(s.val()).len())
