@@ -94,12 +94,12 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     spent: &mut usize,
     at: usize,
 ) -> Result<Option<Slot<'a>>, DecodeError> {
-    let n = run.clone().count();
     let mut run = run;
-    merge_slots(alloc, schema, f, fi, &mut run, n, input_len, spent, at)
+    merge_slots(alloc, schema, f, fi, &mut run, input_len, spent, at)
 }
 
-/// [`merge_run`] for a run of `n` slots, read once through `run`.
+/// [`merge_run`] without the type of its iterator, which it reads once
+/// (its size hint's upper bound sizing the list of three or more).
 #[expect(
     clippy::too_many_arguments,
     reason = "the field, its occurrences, and the decode's arena and budget"
@@ -111,7 +111,6 @@ fn merge_slots<'r, 'a: 'r>(
     f: &FieldTable,
     fi: u32,
     run: &mut dyn Iterator<Item = &'r Slot<'a>>,
-    n: usize,
     input_len: usize,
     spent: &mut usize,
     at: usize,
@@ -123,9 +122,11 @@ fn merge_slots<'r, 'a: 'r>(
     let (Some(x), Some(y)) = (run.next(), run.next()) else {
         return Err(internal(at));
     };
-    let mut reset = x.is_reset() || y.is_reset();
+    // At most this many more occurrences.
+    let more = run.size_hint().1.unwrap_or(usize::MAX);
+    let third = if more == 0 { None } else { run.next() };
     let pending = x.is_pending() || y.is_pending();
-    if n == 2
+    if third.is_none()
         && table.dense
         && let (Some(a), Some(b)) = (x.as_msg(), y.as_msg())
         && !pending
@@ -148,6 +149,7 @@ fn merge_slots<'r, 'a: 'r>(
             return Ok(Some(Slot::new(fi, Val::Msg(out))));
         }
     }
+    let mut reset = x.is_reset() || y.is_reset();
     let part = alloc.capped(budget.saturating_sub(*spent));
     let m = Merger {
         alloc: &part,
@@ -155,22 +157,29 @@ fn merge_slots<'r, 'a: 'r>(
         at,
         depth: Cell::new(0),
     };
-    let merged = match (x.as_msg(), y.as_msg()) {
+    let merged = match (x.as_msg(), y.as_msg(), third) {
         // A field written twice, each occurrence settled (nothing pending
         // in it): one walk over both.
-        (Some(a), Some(b)) if n == 2 && !pending => m.merge_pair(table, a, b),
-        (Some(a), Some(b)) if n == 2 => m.merge(table, &[a, b]),
-        _ => part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
-            let mut list = ArenaVec::with_capacity_in(n, part.bump());
-            for s in [x, y].into_iter().chain(run) {
-                reset |= s.is_reset();
-                list.extend(s.as_msg());
-            }
-            match list.as_slice() {
-                [_, _, ..] => m.merge(table, &list),
-                _ => Err(internal(at)),
-            }
-        }),
+        (Some(a), Some(b), None) if !pending => m.merge_pair(table, a, b),
+        (Some(a), Some(b), None) => m.merge(table, &[a, b]),
+        (_, _, Some(z)) => {
+            let n = more.saturating_add(2);
+            part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
+                let mut list = ArenaVec::with_capacity_in(n, part.bump());
+                for s in [x, y, z]
+                    .into_iter()
+                    .chain(run.take(more.saturating_sub(1)))
+                {
+                    reset |= s.is_reset();
+                    list.extend(s.as_msg());
+                }
+                match list.as_slice() {
+                    [_, _, ..] => m.merge(table, &list),
+                    _ => Err(internal(at)),
+                }
+            })
+        }
+        _ => Err(internal(at)),
     };
     *spent = spent.saturating_add(part.used().saturating_sub(alloc.used()));
     alloc.absorb(&part);
@@ -197,6 +206,39 @@ fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
             .iter()
             .enumerate()
             .all(|(i, s)| s.word() as usize == i)
+}
+
+/// `v` sorted by `key` (distinct for distinct elements): a heapsort, which
+/// takes little code and at most `n log n` steps whatever the order.
+fn heapsort(v: &mut [u32], key: impl Fn(u32) -> u64) {
+    // Moves `v[node]` down the max-heap `v[..end]` until no child of it
+    // has a greater key.
+    let sift_down = |v: &mut [u32], mut node: usize, end: usize| {
+        loop {
+            let left = node.saturating_mul(2).saturating_add(1);
+            let right = left.saturating_add(1);
+            let (Some(&n), Some(&l)) = (v.get(node), v.get(left).filter(|_| left < end)) else {
+                return;
+            };
+            let (child, ck) = match v.get(right).filter(|_| right < end) {
+                Some(&r) if key(r) > key(l) => (right, key(r)),
+                _ => (left, key(l)),
+            };
+            if key(n) >= ck {
+                return;
+            }
+            v.swap(node, child);
+            node = child;
+        }
+    };
+    let len = v.len();
+    for node in (0..len / 2).rev() {
+        sift_down(v, node, len);
+    }
+    for end in (1..len).rev() {
+        v.swap(0, end);
+        sift_down(v, 0, end);
+    }
 }
 
 /// True if `slots` is in reader order with nothing pending: a record no
@@ -227,6 +269,7 @@ impl<'a> Merger<'_, 'a> {
     /// which `max_depth` bounds: plain for the first [`MAX_RECURSION`]
     /// levels, past them checking the stack left and going on in a new
     /// segment when it runs short, as the decoder does.
+    #[inline(never)]
     fn merge(
         &self,
         table: &'static MessageTable,
@@ -292,7 +335,10 @@ impl<'a> Merger<'_, 'a> {
         let perm = self
             .alloc
             .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
-        perm.sort_unstable_by_key(|&i| (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i));
+        heapsort(perm, |i| {
+            let field = all.get(i as usize).map_or(UNKNOWN, |s| s.0.field());
+            u64::from(field) << 32 | u64::from(i)
+        });
         self.merge_sorted(
             table,
             perm.len(),
@@ -516,6 +562,7 @@ impl<'a> Merger<'_, 'a> {
 
     /// One record with no field twice: itself when nothing in it is
     /// pending, otherwise a copy whose pending slots are settled.
+    #[inline(never)]
     fn settle_in_place(
         &self,
         table: &'static MessageTable,
@@ -767,6 +814,32 @@ impl<'a> Oneofs<'a> {
                 .find(|e| e.0 == oneof)
                 .is_some_and(|e| e.1 == fi && pos >= e.2),
             None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::heapsort;
+
+    #[test]
+    fn heapsort_orders_as_the_standard_sort() {
+        // A small linear congruential generator: lengths 0 to 64, keys
+        // with many repeats (the key's low half, the element, breaks ties).
+        let mut x = 0x2545_f491_u32;
+        for len in 0..=64u32 {
+            let fields: Vec<u32> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    (x >> 24) % 7
+                })
+                .collect();
+            let key = |i: u32| u64::from(fields[i as usize]) << 32 | u64::from(i);
+            let mut v: Vec<u32> = (0..len).rev().collect();
+            heapsort(&mut v, key);
+            let mut expected: Vec<u32> = (0..len).collect();
+            expected.sort_by_key(|&i| (fields[i as usize], i));
+            assert_eq!(v, expected, "length {len}");
         }
     }
 }
