@@ -249,6 +249,7 @@ fn settled(slots: &[Slot<'_>]) -> bool {
 
 /// True if `slots` holds occurrences to merge: a known field twice, or a
 /// pending slot.
+#[inline(never)]
 fn unsettled(slots: &[Slot<'_>]) -> bool {
     slots.iter().any(Slot::is_pending)
         || slots
@@ -295,11 +296,8 @@ impl<'a> Merger<'_, 'a> {
         recs: &[&'a [Slot<'a>]],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         if let [one] = recs {
-            if !one
-                .windows(2)
-                .any(|w| matches!(w, [a, b] if a.field() < UNKNOWN && a.field() == b.field()))
-            {
-                return self.settle_in_place(table, one);
+            if settled(one) {
+                return Ok(one);
             }
             // In decode order already (a field's occurrences side by side,
             // see `record::in_decode_order`; its displaced oneof members
@@ -560,45 +558,6 @@ impl<'a> Merger<'_, 'a> {
         Ok(out)
     }
 
-    /// One record with no field twice: itself when nothing in it is
-    /// pending, otherwise a copy whose pending slots are settled.
-    #[inline(never)]
-    fn settle_in_place(
-        &self,
-        table: &'static MessageTable,
-        slots: &'a [Slot<'a>],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        if !slots.iter().any(Slot::is_pending) {
-            return Ok(slots);
-        }
-        let out = self.alloc.alloc_slice_copy(slots, self.at)?;
-        for slot in out.iter_mut().filter(|s| s.is_pending()) {
-            let fi = slot.field();
-            let reset = slot.is_reset();
-            let f = table
-                .fields
-                .get(fi as usize)
-                .ok_or_else(|| internal(self.at))?;
-            let sub = self.sub(f)?;
-            *slot = match (slot.element_list(), slot.as_msg()) {
-                (Some(list), _) => Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?)),
-                // A repeated field's one element, or a singular field.
-                (None, Some(one)) if f.is_repeated() => {
-                    let list = self
-                        .alloc
-                        .alloc_slice_copy(&[self.merge(sub, &[one])?], self.at)?;
-                    Slot::new(fi, Val::Msgs(list))
-                }
-                (None, one) => Slot::new(fi, Val::Msg(self.merge(sub, &[one.unwrap_or(&[])])?)),
-            };
-            if reset {
-                *slot = slot.with_reset();
-            }
-        }
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
-    }
-
     /// `elements` with each unsettled one settled (a new array), or as they
     /// are when none is.
     fn settle_elements(
@@ -636,6 +595,12 @@ impl<'a> Merger<'_, 'a> {
         let run = (0..n).filter_map(slot_at);
         Ok(match f.kind {
             Kind::Message | Kind::Group => {
+                let sub = self.sub(f)?;
+                if let (1, Some(list)) = (n, slot_at(0).and_then(Slot::element_list)) {
+                    // One record's array, one entry per key already: its
+                    // elements settled, copied only if one of them is not.
+                    return Ok(Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?)));
+                }
                 let count = run
                     .clone()
                     .map(|s| s.elements().len())
@@ -647,7 +612,6 @@ impl<'a> Merger<'_, 'a> {
                 {
                     *o = e;
                 }
-                let sub = self.sub(f)?;
                 // A map's entries from several records: the last of each
                 // key stays (a key is a scalar, settled already).
                 let start = if sub.map_entry {
@@ -693,25 +657,24 @@ impl<'a> Merger<'_, 'a> {
         n: usize,
         slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
         empty: T,
-        pick: fn(Val<'a>) -> &'a [T],
+        pick: impl Fn(Val<'a>) -> &'a [T],
     ) -> Result<&'a [T], DecodeError>
     where
         'a: 'r,
     {
-        let run = (0..n).filter_map(slot_at);
-        let count = run
-            .clone()
-            .map(|s| pick(s.val()).len())
+        let values = |i: usize| slot_at(i).map_or(&[][..], |s| pick(s.val()));
+        let count = (0..n)
+            .map(|i| values(i).len())
             .fold(0, usize::saturating_add);
         let list = self.alloc.alloc_slice_fill_copy(count, empty, self.at)?;
-        let mut w = 0usize;
-        for s in run {
-            let values = pick(s.val());
-            let stop = w.saturating_add(values.len());
-            list.get_mut(w..stop)
-                .ok_or_else(|| internal(self.at))?
-                .copy_from_slice(values);
-            w = stop;
+        let mut rest = &mut list[..];
+        for i in 0..n {
+            let values = values(i);
+            let Some((head, tail)) = rest.split_at_mut_checked(values.len()) else {
+                return Err(internal(self.at));
+            };
+            head.copy_from_slice(values);
+            rest = tail;
         }
         Ok(list)
     }
@@ -834,11 +797,12 @@ mod tests {
                     (x >> 24) % 7
                 })
                 .collect();
-            let key = |i: u32| u64::from(fields[i as usize]) << 32 | u64::from(i);
+            let field = |i: u32| fields.get(i as usize).copied().unwrap_or(u32::MAX);
+            let key = |i: u32| u64::from(field(i)) << 32 | u64::from(i);
             let mut v: Vec<u32> = (0..len).rev().collect();
             heapsort(&mut v, key);
             let mut expected: Vec<u32> = (0..len).collect();
-            expected.sort_by_key(|&i| (fields[i as usize], i));
+            expected.sort_by_key(|&i| (field(i), i));
             assert_eq!(v, expected, "length {len}");
         }
     }
