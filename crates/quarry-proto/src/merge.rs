@@ -430,10 +430,7 @@ impl<'a> Merger<'_, 'a> {
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let depth = self.depth.get();
         self.depth.set(depth.saturating_add(1));
-        let merged = if table.dense && dense_record(table, a) && dense_record(table, b) {
-            // Slot `i` holds field `i` in both: field by field.
-            self.merge_dense_pair(table, a, b)
-        } else if depth < MAX_RECURSION {
+        let merged = if depth < MAX_RECURSION {
             self.merge_two(table, a, b)
         } else {
             stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
@@ -442,32 +439,6 @@ impl<'a> Merger<'_, 'a> {
         };
         self.depth.set(depth);
         merged
-    }
-
-    /// Two settled dense records of `table` (see [`dense_record`]) merged
-    /// into one: a copy of `a` in which each field `b` holds replaces
-    /// `a`'s, or for a message field both hold, is merged with it. A dense
-    /// table has no repeated field and no oneof.
-    fn merge_dense_pair(
-        &self,
-        table: &'static MessageTable,
-        a: &'a [Slot<'a>],
-        b: &'a [Slot<'a>],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let out = self.alloc.alloc_slice_copy(a, self.at)?;
-        for ((o, s), f) in out.iter_mut().zip(b).zip(table.fields) {
-            if s.is_absent() {
-                continue;
-            }
-            *o = match (o.as_msg(), s.as_msg()) {
-                (Some(p), Some(q)) if f.kind.is_message() => {
-                    Slot::new(s.field(), Val::Msg(self.merge_pair(self.sub(f)?, p, q)?))
-                }
-                _ => *s,
-            };
-        }
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
     }
 
     /// Two settled records of `table` (each in reader order, no field
