@@ -68,7 +68,7 @@ impl KeyReader {
 /// Maps of at most this many entries are checked pair by pair.
 const PAIRWISE: usize = 16;
 /// Maps of at most this many entries take their hash table on the stack
-/// (`u16` positions, two table entries per map entry).
+/// (two table cells per map entry).
 const STACK_ENTRIES: usize = 1024;
 
 /// Keep, of `entries` (the elements of a map field of entry type `entry`,
@@ -106,7 +106,7 @@ pub(crate) fn last_per_key<'a>(
     }
     let cap = n.saturating_mul(2).next_power_of_two();
     if n <= STACK_ENTRIES {
-        let mut table = [0u16; 2 * STACK_ENTRIES];
+        let mut table = [0u32; 2 * STACK_ENTRIES];
         let table = table.get_mut(..cap).unwrap_or_default();
         Ok(dedup_hashed(reader, entries, table))
     } else {
@@ -160,38 +160,11 @@ fn ascending(reader: KeyReader, entries: &[&[Slot<'_>]]) -> bool {
     true
 }
 
-/// A slot of the hash table: 0 for none, otherwise one past the position
-/// (in `entries`) of a kept entry.
-trait Pos: Copy + Default + PartialEq {
-    fn of(i: usize) -> Self;
-    fn get(self) -> Option<usize>;
-}
-
-impl Pos for u16 {
-    #[inline]
-    fn of(i: usize) -> Self {
-        u16::try_from(i.saturating_add(1)).unwrap_or(u16::MAX)
-    }
-    #[inline]
-    fn get(self) -> Option<usize> {
-        usize::from(self).checked_sub(1)
-    }
-}
-
-impl Pos for u32 {
-    #[inline]
-    fn of(i: usize) -> Self {
-        u32::try_from(i.saturating_add(1)).unwrap_or(u32::MAX)
-    }
-    #[inline]
-    fn get(self) -> Option<usize> {
-        (self as usize).checked_sub(1)
-    }
-}
-
 /// [`last_per_key`] through `table` (zeroed, a power of two at least twice
 /// the entries): linear probing from each key's hash.
-fn dedup_hashed<P: Pos>(reader: KeyReader, entries: &mut [&[Slot<'_>]], table: &mut [P]) -> usize {
+/// A cell of the table is 0 for none, otherwise one past the position (in
+/// `entries`) of a kept entry.
+fn dedup_hashed(reader: KeyReader, entries: &mut [&[Slot<'_>]], table: &mut [u32]) -> usize {
     let mask = table.len().saturating_sub(1);
     let seed = seed();
     let mut w = entries.len();
@@ -205,7 +178,7 @@ fn dedup_hashed<P: Pos>(reader: KeyReader, entries: &mut [&[Slot<'_>]], table: &
             let Some(cell) = table.get(at).copied() else {
                 break false;
             };
-            match cell.get() {
+            match (cell as usize).checked_sub(1) {
                 None => break true,
                 Some(p) if entries.get(p).is_some_and(|e| reader.key(e) == key) => break false,
                 Some(_) => at = at.wrapping_add(1) & mask,
@@ -219,7 +192,7 @@ fn dedup_hashed<P: Pos>(reader: KeyReader, entries: &mut [&[Slot<'_>]], table: &
             *dst = slots;
         }
         if let Some(cell) = table.get_mut(at) {
-            *cell = P::of(w);
+            *cell = u32::try_from(w.saturating_add(1)).unwrap_or(u32::MAX);
         }
     }
     w

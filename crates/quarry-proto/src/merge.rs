@@ -83,6 +83,7 @@ struct Merger<'s, 'a> {
     clippy::too_many_arguments,
     reason = "the field, its occurrences, and the decode's arena and budget"
 )]
+#[inline]
 pub(crate) fn merge_run<'r, 'a: 'r>(
     alloc: &BoundedAlloc<'a>,
     schema: &'static Schema,
@@ -93,16 +94,42 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     spent: &mut usize,
     at: usize,
 ) -> Result<Option<Slot<'a>>, DecodeError> {
+    let mut run = run;
+    merge_slots(alloc, schema, f, fi, &mut run, input_len, spent, at)
+}
+
+/// [`merge_run`] without the type of its iterator, which it reads once
+/// (its size hint's upper bound sizing the list of three or more).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the field, its occurrences, and the decode's arena and budget"
+)]
+#[inline(never)]
+fn merge_slots<'r, 'a: 'r>(
+    alloc: &BoundedAlloc<'a>,
+    schema: &'static Schema,
+    f: &FieldTable,
+    fi: u32,
+    run: &mut dyn Iterator<Item = &'r Slot<'a>>,
+    input_len: usize,
+    spent: &mut usize,
+    at: usize,
+) -> Result<Option<Slot<'a>>, DecodeError> {
     let Some(table) = schema.messages.get(f.sub as usize) else {
         return Err(internal(at));
     };
     let budget = input_len.saturating_mul(crate::decode::MERGE_BYTES_PER_INPUT_BYTE);
-    let mut pair = run.clone();
-    if table.dense
-        && let (Some(x), Some(y), None) = (pair.next(), pair.next(), pair.next())
+    let (Some(x), Some(y)) = (run.next(), run.next()) else {
+        return Err(internal(at));
+    };
+    // At most this many more occurrences.
+    let more = run.size_hint().1.unwrap_or(usize::MAX);
+    let third = if more == 0 { None } else { run.next() };
+    let pending = x.is_pending() || y.is_pending();
+    if third.is_none()
+        && table.dense
         && let (Some(a), Some(b)) = (x.as_msg(), y.as_msg())
-        && !x.is_pending()
-        && !y.is_pending()
+        && !pending
         && dense_record(table, a)
         && dense_record(table, b)
         && !table.fields.iter().any(|f| f.kind.is_message())
@@ -122,34 +149,37 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
             return Ok(Some(Slot::new(fi, Val::Msg(out))));
         }
     }
+    let mut reset = x.is_reset() || y.is_reset();
     let part = alloc.capped(budget.saturating_sub(*spent));
-    let reset = run.clone().any(Slot::is_reset);
     let m = Merger {
         alloc: &part,
         schema,
         at,
         depth: Cell::new(0),
     };
-    let merged = {
-        let mut slots = run.clone();
-        let mut recs = run.filter_map(Slot::as_msg);
-        match (recs.next(), recs.next(), recs.next()) {
-            // A field written twice, each occurrence settled (nothing
-            // pending in it): one walk over both.
-            (Some(a), Some(b), None) if !slots.any(Slot::is_pending) => m.merge_pair(table, a, b),
-            (Some(a), Some(b), None) => m.merge(table, &[a, b]),
-            (Some(a), Some(b), Some(c)) => {
-                let mut list = ArenaVec::new_in(part.bump());
-                let n = recs.clone().count().saturating_add(3);
-                part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
-                    list.reserve_exact(n);
-                    list.extend([a, b, c]);
-                    list.extend(recs);
-                    m.merge(table, &list)
-                })
-            }
-            _ => Err(internal(at)),
+    let merged = match (x.as_msg(), y.as_msg(), third) {
+        // A field written twice, each occurrence settled (nothing pending
+        // in it): one walk over both.
+        (Some(a), Some(b), None) if !pending => m.merge_pair(table, a, b),
+        (Some(a), Some(b), None) => m.merge(table, &[a, b]),
+        (_, _, Some(z)) => {
+            let n = more.saturating_add(2);
+            part.charge_slice::<&'a [Slot<'a>]>(n, at).and_then(|()| {
+                let mut list = ArenaVec::with_capacity_in(n, part.bump());
+                for s in [x, y, z]
+                    .into_iter()
+                    .chain(run.take(more.saturating_sub(1)))
+                {
+                    reset |= s.is_reset();
+                    list.extend(s.as_msg());
+                }
+                match list.as_slice() {
+                    [_, _, ..] => m.merge(table, &list),
+                    _ => Err(internal(at)),
+                }
+            })
         }
+        _ => Err(internal(at)),
     };
     *spent = spent.saturating_add(part.used().saturating_sub(alloc.used()));
     alloc.absorb(&part);
@@ -178,6 +208,39 @@ fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
             .all(|(i, s)| s.word() as usize == i)
 }
 
+/// `v` sorted by `key` (distinct for distinct elements): a heapsort, which
+/// takes little code and at most `n log n` steps whatever the order.
+fn heapsort(v: &mut [u32], key: impl Fn(u32) -> u64) {
+    // Moves `v[node]` down the max-heap `v[..end]` until no child of it
+    // has a greater key.
+    let sift_down = |v: &mut [u32], mut node: usize, end: usize| {
+        loop {
+            let left = node.saturating_mul(2).saturating_add(1);
+            let right = left.saturating_add(1);
+            let (Some(&n), Some(&l)) = (v.get(node), v.get(left).filter(|_| left < end)) else {
+                return;
+            };
+            let (child, ck) = match v.get(right).filter(|_| right < end) {
+                Some(&r) if key(r) > key(l) => (right, key(r)),
+                _ => (left, key(l)),
+            };
+            if key(n) >= ck {
+                return;
+            }
+            v.swap(node, child);
+            node = child;
+        }
+    };
+    let len = v.len();
+    for node in (0..len / 2).rev() {
+        sift_down(v, node, len);
+    }
+    for end in (1..len).rev() {
+        v.swap(0, end);
+        sift_down(v, 0, end);
+    }
+}
+
 /// True if `slots` is in reader order with nothing pending: a record no
 /// merge has to settle first.
 fn settled(slots: &[Slot<'_>]) -> bool {
@@ -186,6 +249,7 @@ fn settled(slots: &[Slot<'_>]) -> bool {
 
 /// True if `slots` holds occurrences to merge: a known field twice, or a
 /// pending slot.
+#[inline(never)]
 fn unsettled(slots: &[Slot<'_>]) -> bool {
     slots.iter().any(Slot::is_pending)
         || slots
@@ -206,6 +270,7 @@ impl<'a> Merger<'_, 'a> {
     /// which `max_depth` bounds: plain for the first [`MAX_RECURSION`]
     /// levels, past them checking the stack left and going on in a new
     /// segment when it runs short, as the decoder does.
+    #[inline(never)]
     fn merge(
         &self,
         table: &'static MessageTable,
@@ -231,19 +296,13 @@ impl<'a> Merger<'_, 'a> {
         recs: &[&'a [Slot<'a>]],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         if let [one] = recs {
-            if !one
-                .windows(2)
-                .any(|w| matches!(w, [a, b] if a.field() < UNKNOWN && a.field() == b.field()))
-            {
-                return self.settle_in_place(table, one);
+            if settled(one) {
+                return Ok(one);
             }
-            return self.merge_runs(table, one);
-        }
-        if table.dense
-            && let [_, _, ..] = recs
-            && recs.iter().all(|r| dense_record(table, r))
-        {
-            return self.merge_dense(table, recs);
+            // In decode order already (a field's occurrences side by side,
+            // see `record::in_decode_order`; its displaced oneof members
+            // dropped when it was read): run by run, nothing to sort.
+            return self.merge_sorted(table, one.len(), &|k| one.get(k), None);
         }
         if let [a, b] = recs
             && settled(a)
@@ -271,19 +330,39 @@ impl<'a> Merger<'_, 'a> {
             Some(self.drop_displaced(table, &mut all)?)
         };
         // By field, then record, then position: input order within a field.
-        // One record is in that order already (see `in_decode_order`).
         let perm = self
             .alloc
             .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
-        if recs.len() > 1 {
-            perm.sort_unstable_by_key(|&i| {
-                (all.get(i as usize).map_or(UNKNOWN, |s| s.0.field()), i)
-            });
-        }
-        let slot_at = |k: usize| -> Option<&Slot<'a>> {
-            perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| s.0)
-        };
-        let n = perm.len();
+        heapsort(perm, |i| {
+            let field = all.get(i as usize).map_or(UNKNOWN, |s| s.0.field());
+            u64::from(field) << 32 | u64::from(i)
+        });
+        self.merge_sorted(
+            table,
+            perm.len(),
+            &|k| perm.get(k).and_then(|&i| all.get(i as usize)).map(|s| s.0),
+            oneofs.as_ref(),
+        )
+    }
+
+    /// The `n` slots `slot_at` finds (of records of `table`, by field,
+    /// each field's occurrences in input order; absent slots of a dense
+    /// record skipped) merged into one record, run of equal fields by run:
+    /// unknown fields kept, a scalar's last occurrence, a repeated field's
+    /// values concatenated, a message field's occurrences merged. `oneofs`:
+    /// the oneofs of several records, whose displaced members are dropped
+    /// already.
+    fn merge_sorted<'r>(
+        &self,
+        table: &'static MessageTable,
+        n: usize,
+        slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
+        oneofs: Option<&Oneofs<'a>>,
+    ) -> Result<&'a [Slot<'a>], DecodeError>
+    where
+        'a: 'r,
+    {
+        let at = self.at;
         self.alloc.charge_slice::<Slot<'a>>(n, at)?;
         let mut out: ArenaVec<'a, Slot<'a>> = ArenaVec::with_capacity_in(n, self.alloc.bump());
         let mut k = 0usize;
@@ -293,16 +372,29 @@ impl<'a> Merger<'_, 'a> {
             while slot_at(stop).is_some_and(|s| s.field() == fi) {
                 stop = stop.saturating_add(1);
             }
-            let run = (k..stop).filter_map(slot_at);
+            let count = stop.saturating_sub(k);
+            let start = k;
+            k = stop;
+            let run = (start..stop).filter_map(slot_at);
+            if first.is_absent() {
+                continue;
+            }
             match table.fields.get(fi as usize) {
                 None => out.extend(run.copied()),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run, false)?),
+                Some(f) if f.is_repeated() => {
+                    out.push(self.concat(
+                        f,
+                        fi,
+                        count,
+                        &|i| slot_at(start.saturating_add(i)),
+                        false,
+                    )?);
+                }
                 Some(f) if f.kind.is_message() => {
-                    let count = stop.saturating_sub(k);
                     // A oneof member that displaced another, here or in
                     // its own record, keeps the mark for a later merge.
                     let reset = run.clone().any(Slot::is_reset)
-                        || oneofs.as_ref().is_some_and(|o| o.displaced_any(first));
+                        || oneofs.is_some_and(|o| o.displaced_any(first));
                     let slot = if count == 1 && !first.is_pending() {
                         *first
                     } else {
@@ -322,7 +414,6 @@ impl<'a> Merger<'_, 'a> {
                     }
                 }
             }
-            k = stop;
         }
         let out = out.into_bump_slice();
         debug_assert!(record::in_reader_order(out));
@@ -339,10 +430,7 @@ impl<'a> Merger<'_, 'a> {
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let depth = self.depth.get();
         self.depth.set(depth.saturating_add(1));
-        let merged = if table.dense && dense_record(table, a) && dense_record(table, b) {
-            // Slot `i` holds field `i` in both: field by field.
-            self.merge_dense_pair(table, a, b)
-        } else if depth < MAX_RECURSION {
+        let merged = if depth < MAX_RECURSION {
             self.merge_two(table, a, b)
         } else {
             stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
@@ -351,32 +439,6 @@ impl<'a> Merger<'_, 'a> {
         };
         self.depth.set(depth);
         merged
-    }
-
-    /// Two settled dense records of `table` (see [`dense_record`]) merged
-    /// into one: a copy of `a` in which each field `b` holds replaces
-    /// `a`'s, or for a message field both hold, is merged with it. A dense
-    /// table has no repeated field and no oneof.
-    fn merge_dense_pair(
-        &self,
-        table: &'static MessageTable,
-        a: &'a [Slot<'a>],
-        b: &'a [Slot<'a>],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let out = self.alloc.alloc_slice_copy(a, self.at)?;
-        for ((o, s), f) in out.iter_mut().zip(b).zip(table.fields) {
-            if s.is_absent() {
-                continue;
-            }
-            *o = match (o.as_msg(), s.as_msg()) {
-                (Some(p), Some(q)) if f.kind.is_message() => {
-                    Slot::new(s.field(), Val::Msg(self.merge_pair(self.sub(f)?, p, q)?))
-                }
-                _ => *s,
-            };
-        }
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
     }
 
     /// Two settled records of `table` (each in reader order, no field
@@ -442,7 +504,7 @@ impl<'a> Merger<'_, 'a> {
             };
             let f = table.fields.get(ky as usize).ok_or_else(|| internal(at))?;
             out.push(if f.is_repeated() {
-                self.concat(f, ky, [x, y].iter(), true)?
+                self.concat(f, ky, 2, &|i| [&x, &y].get(i).copied(), true)?
             } else if f.kind.is_message() && !y.is_reset() {
                 let (Some(p), Some(q)) = (x.as_msg(), y.as_msg()) else {
                     return Err(internal(at));
@@ -467,157 +529,6 @@ impl<'a> Merger<'_, 'a> {
         Ok(out)
     }
 
-    /// One record of `table` in decode order (a field's occurrences side
-    /// by side, see `record::in_decode_order`; its displaced oneof members
-    /// dropped when it was read) merged into a settled one, run by run:
-    /// what [`merge_here`](Self::merge_here) does for several records,
-    /// without listing and sorting the slots, which are in order already.
-    fn merge_runs(
-        &self,
-        table: &'static MessageTable,
-        rec: &'a [Slot<'a>],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let at = self.at;
-        self.alloc.charge_slice::<Slot<'a>>(rec.len(), at)?;
-        let mut out: ArenaVec<'a, Slot<'a>> =
-            ArenaVec::with_capacity_in(rec.len(), self.alloc.bump());
-        let mut k = 0usize;
-        while let Some(first) = rec.get(k) {
-            let fi = first.field();
-            let mut stop = k.saturating_add(1);
-            while rec.get(stop).is_some_and(|s| s.field() == fi) {
-                stop = stop.saturating_add(1);
-            }
-            let Some(run) = rec.get(k..stop) else {
-                return Err(internal(at));
-            };
-            k = stop;
-            if first.is_absent() {
-                continue;
-            }
-            match table.fields.get(fi as usize) {
-                None => out.extend_from_slice(run),
-                Some(f) if f.is_repeated() => out.push(self.concat(f, fi, run.iter(), false)?),
-                Some(f) if f.kind.is_message() => {
-                    if let [one] = run
-                        && !one.is_pending()
-                    {
-                        out.push(*one);
-                    } else {
-                        let occurrences =
-                            self.alloc.alloc_slice_fill_copy(run.len(), &[][..], at)?;
-                        for (o, s) in occurrences.iter_mut().zip(run) {
-                            *o = s.as_msg().unwrap_or(&[]);
-                        }
-                        let merged =
-                            Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
-                        out.push(if run.iter().any(Slot::is_reset) {
-                            merged.with_reset()
-                        } else {
-                            merged
-                        });
-                    }
-                }
-                // A scalar, string or bytes field: the last occurrence wins.
-                Some(_) => {
-                    if let Some(last) = run.last() {
-                        out.push(*last);
-                    }
-                }
-            }
-        }
-        let out = out.into_bump_slice();
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
-    }
-
-    /// Several dense records of `table` (slot `i` holds field `i`, see
-    /// [`dense_record`]) merged into one: each field's last occurrence, or
-    /// for a message field its occurrences merged. A dense table has no
-    /// repeated field, no oneof and no unknown slot in a dense record, so
-    /// nothing needs sorting.
-    fn merge_dense(
-        &self,
-        table: &'static MessageTable,
-        recs: &[&'a [Slot<'a>]],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let at = self.at;
-        let Some(&last) = recs.last() else {
-            return Err(internal(at));
-        };
-        let out = self.alloc.alloc_slice_copy(last, at)?;
-        let field = |r: &&'a [Slot<'a>], i: usize| r.get(i).copied();
-        for (i, (slot, f)) in out.iter_mut().zip(table.fields).enumerate() {
-            if f.kind.is_message() {
-                let present = |r: &&'a [Slot<'a>]| field(r, i).and_then(|s| s.as_msg());
-                let count = recs.iter().filter_map(present).count();
-                let single = recs
-                    .iter()
-                    .filter_map(|r| field(r, i))
-                    .find(|s| s.as_msg().is_some());
-                match single {
-                    Some(one) if count == 1 && !one.is_pending() => *slot = one,
-                    Some(_) => {
-                        let occurrences = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
-                        for (o, m) in occurrences.iter_mut().zip(recs.iter().filter_map(present)) {
-                            *o = m;
-                        }
-                        let fi = u32::try_from(i).map_err(|_| internal(at))?;
-                        *slot = Slot::new(fi, Val::Msg(self.merge(self.sub(f)?, occurrences)?));
-                    }
-                    None => {}
-                }
-            } else if let Some(s) = recs
-                .iter()
-                .rev()
-                .filter_map(|r| field(r, i))
-                .find(|s| !s.is_absent())
-            {
-                *slot = s;
-            }
-        }
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
-    }
-
-    /// One record with no field twice: itself when nothing in it is
-    /// pending, otherwise a copy whose pending slots are settled.
-    fn settle_in_place(
-        &self,
-        table: &'static MessageTable,
-        slots: &'a [Slot<'a>],
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        if !slots.iter().any(Slot::is_pending) {
-            return Ok(slots);
-        }
-        let out = self.alloc.alloc_slice_copy(slots, self.at)?;
-        for slot in out.iter_mut().filter(|s| s.is_pending()) {
-            let fi = slot.field();
-            let reset = slot.is_reset();
-            let f = table
-                .fields
-                .get(fi as usize)
-                .ok_or_else(|| internal(self.at))?;
-            let sub = self.sub(f)?;
-            *slot = match (slot.element_list(), slot.as_msg()) {
-                (Some(list), _) => Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?)),
-                // A repeated field's one element, or a singular field.
-                (None, Some(one)) if f.is_repeated() => {
-                    let list = self
-                        .alloc
-                        .alloc_slice_copy(&[self.merge(sub, &[one])?], self.at)?;
-                    Slot::new(fi, Val::Msgs(list))
-                }
-                (None, one) => Slot::new(fi, Val::Msg(self.merge(sub, &[one.unwrap_or(&[])])?)),
-            };
-            if reset {
-                *slot = slot.with_reset();
-            }
-        }
-        debug_assert!(record::in_reader_order(out));
-        Ok(out)
-    }
-
     /// `elements` with each unsettled one settled (a new array), or as they
     /// are when none is.
     fn settle_elements(
@@ -637,35 +548,41 @@ impl<'a> Merger<'_, 'a> {
         Ok(out)
     }
 
-    /// The values of repeated field `f` (index `fi`) from its slots in
-    /// `run`, in input order, as one slot. `settled`: the slots come from
-    /// settled records, so their elements need no settling.
+    /// The values of repeated field `f` (index `fi`) from its `n` slots
+    /// `slot_at` finds, in input order, as one slot. `settled`: the slots
+    /// come from settled records, so their elements need no settling.
     fn concat<'r>(
         &self,
         f: &FieldTable,
         fi: u32,
-        run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        n: usize,
+        slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
         settled: bool,
     ) -> Result<Slot<'a>, DecodeError>
     where
         'a: 'r,
     {
         let at = self.at;
+        let run = (0..n).filter_map(slot_at);
         Ok(match f.kind {
             Kind::Message | Kind::Group => {
-                let elements = |s: &'r Slot<'a>| s.elements();
+                let sub = self.sub(f)?;
+                if let (1, Some(list)) = (n, slot_at(0).and_then(Slot::element_list)) {
+                    // One record's array, one entry per key already: its
+                    // elements settled, copied only if one of them is not.
+                    return Ok(Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?)));
+                }
                 let count = run
                     .clone()
-                    .map(|s| elements(s).len())
+                    .map(|s| s.elements().len())
                     .fold(0, usize::saturating_add);
                 let list = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
                 for (o, e) in list
                     .iter_mut()
-                    .zip(run.flat_map(|s| elements(s).iter().copied()))
+                    .zip(run.flat_map(|s| s.elements().iter().copied()))
                 {
                     *o = e;
                 }
-                let sub = self.sub(f)?;
                 // A map's entries from several records: the last of each
                 // key stays (a key is a scalar, settled already).
                 let start = if sub.map_entry {
@@ -681,21 +598,21 @@ impl<'a> Merger<'_, 'a> {
                 }
             }
             Kind::String if f.utf8 => {
-                let list = self.concat_values(run, "", |v| match v {
+                let list = self.concat_values(n, slot_at, "", |v| match v {
                     Val::Strs(l) => l,
                     _ => &[],
                 })?;
                 Slot::new(fi, Val::Strs(list))
             }
             Kind::String | Kind::Bytes => {
-                let list = self.concat_values(run, &[][..], |v| match v {
+                let list = self.concat_values(n, slot_at, &[][..], |v| match v {
                     Val::BytesList(l) => l,
                     _ => &[],
                 })?;
                 Slot::new(fi, Val::BytesList(list))
             }
             _ => {
-                let list = self.concat_values(run, 0u64, |v| match v {
+                let list = self.concat_values(n, slot_at, 0u64, |v| match v {
                     Val::Scalars(l) => l,
                     _ => &[],
                 })?;
@@ -704,29 +621,31 @@ impl<'a> Merger<'_, 'a> {
         })
     }
 
-    /// The arrays `pick` finds in the slots of `run`, one after another.
+    /// The arrays `pick` finds in the `n` slots `slot_at` finds, one after
+    /// another.
     fn concat_values<'r, T: Copy + 'a>(
         &self,
-        run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+        n: usize,
+        slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
         empty: T,
         pick: impl Fn(Val<'a>) -> &'a [T],
     ) -> Result<&'a [T], DecodeError>
     where
         'a: 'r,
     {
-        let count = run
-            .clone()
-            .map(|s| pick(s.val()).len())
+        let values = |i: usize| slot_at(i).map_or(&[][..], |s| pick(s.val()));
+        let count = (0..n)
+            .map(|i| values(i).len())
             .fold(0, usize::saturating_add);
         let list = self.alloc.alloc_slice_fill_copy(count, empty, self.at)?;
-        let mut w = 0usize;
-        for s in run {
-            let values = pick(s.val());
-            let stop = w.saturating_add(values.len());
-            list.get_mut(w..stop)
-                .ok_or_else(|| internal(self.at))?
-                .copy_from_slice(values);
-            w = stop;
+        let mut rest = &mut list[..];
+        for i in 0..n {
+            let values = values(i);
+            let Some((head, tail)) = rest.split_at_mut_checked(values.len()) else {
+                return Err(internal(self.at));
+            };
+            head.copy_from_slice(values);
+            rest = tail;
         }
         Ok(list)
     }
@@ -829,6 +748,33 @@ impl<'a> Oneofs<'a> {
                 .find(|e| e.0 == oneof)
                 .is_some_and(|e| e.1 == fi && pos >= e.2),
             None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::heapsort;
+
+    #[test]
+    fn heapsort_orders_as_the_standard_sort() {
+        // A small linear congruential generator: lengths 0 to 64, keys
+        // with many repeats (the key's low half, the element, breaks ties).
+        let mut x = 0x2545_f491_u32;
+        for len in 0..=64u32 {
+            let fields: Vec<u32> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    (x >> 24) % 7
+                })
+                .collect();
+            let field = |i: u32| fields.get(i as usize).copied().unwrap_or(u32::MAX);
+            let key = |i: u32| u64::from(field(i)) << 32 | u64::from(i);
+            let mut v: Vec<u32> = (0..len).rev().collect();
+            heapsort(&mut v, key);
+            let mut expected: Vec<u32> = (0..len).collect();
+            expected.sort_by_key(|&i| (field(i), i));
+            assert_eq!(v, expected, "length {len}");
         }
     }
 }
