@@ -200,6 +200,46 @@ fn member() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// `interactiveMessage` (field 45 of WhatsApp's `Message`, tag EA 02)
+/// holding `body`.
+fn interactive(body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xEA, 0x02, body.len() as u8];
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn a_member_that_restarted_in_a_later_occurrence_drops_the_earlier_ones() {
+    use pb::whatsapp::message::interactive_message::{InteractiveMessage, ShopMessage};
+    // Three occurrences of one `InteractiveMessage`, merged: the first
+    // sets the member `shopStorefrontMessage` (4) to `id: "x\ny"`; the
+    // second sets `collectionMessage` (5), then `shopStorefrontMessage`
+    // twice, empty (a narrow message of scalars: its two occurrences are
+    // merged first); the third holds only field 14, which the schema does
+    // not list. The member restarted in the second occurrence, so the
+    // first one's `id` is gone: an empty `ShopMessage`.
+    let bytes = [
+        interactive(&[0x22, 0x05, 0x0A, 0x03, b'x', b'\n', b'y']),
+        interactive(&[0x2A, 0x00, 0x22, 0x00, 0x22, 0x00]),
+        interactive(&[0x70, 0x01]),
+    ]
+    .concat();
+    let theirs = pb::whatsapp::Message::decode(&bytes[..]).unwrap();
+    let member = theirs
+        .interactive_message
+        .as_ref()
+        .and_then(|m| m.interactive_message.clone());
+    assert_eq!(
+        member,
+        Some(InteractiveMessage::ShopStorefrontMessage(
+            ShopMessage::default()
+        ))
+    );
+    let arena = Arena::new();
+    let ours = wa::MessageView::decode(&arena, &bytes).unwrap();
+    assert_eq!(ours.to_prost(), theirs);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig {
         cases: 2048,

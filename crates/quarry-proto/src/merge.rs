@@ -146,7 +146,14 @@ fn merge_slots<'r, 'a: 'r>(
                     *o = *s;
                 }
             }
-            return Ok(Some(Slot::new(fi, Val::Msg(out))));
+            // A oneof member that displaced another keeps the mark, as
+            // the merge below keeps it.
+            let slot = Slot::new(fi, Val::Msg(out));
+            return Ok(Some(if x.is_reset() || y.is_reset() {
+                slot.with_reset()
+            } else {
+                slot
+            }));
         }
     }
     let mut reset = x.is_reset() || y.is_reset();
@@ -210,7 +217,7 @@ fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
 
 /// `v` sorted by `key` (distinct for distinct elements): a heapsort, which
 /// takes little code and at most `n log n` steps whatever the order.
-fn heapsort(v: &mut [u32], key: impl Fn(u32) -> u64) {
+pub(crate) fn heapsort(v: &mut [u32], key: impl Fn(u32) -> u64) {
     // Moves `v[node]` down the max-heap `v[..end]` until no child of it
     // has a greater key.
     let sift_down = |v: &mut [u32], mut node: usize, end: usize| {
