@@ -1591,20 +1591,13 @@ impl<'a> Dec<'a, '_> {
             self.drop_displaced(table, msg.base, at)?;
         }
         let pending = pending(&mut self.scratch, msg.base, at)?;
-        let n = pending.len();
         // Unknown fields (`UNKNOWN`, the largest index) sort last. Words
         // in order are reader order once runs are collected (unknown slots
         // of several numbers, in input order, are each their own run); a
         // run of unknown fields whose numbers go down takes the sort, which
         // keeps it in input order too.
         if !pending.is_sorted_by(|a, b| a.word() <= b.word()) {
-            // Sort by (field, position): stable, without a heap buffer,
-            // through a permutation in the arena applied in place.
-            let perm = alloc.alloc_slice_fill_with(n, at, |i| i as u32)?;
-            perm.sort_unstable_by_key(|&i| {
-                (pending.get(i as usize).map_or(UNKNOWN, |s| s.field()), i)
-            });
-            permute(pending, perm, at)?;
+            sort_by_field(alloc, pending, at)?;
         }
         self.gather_sorted(table, msg, at)
     }
@@ -2035,6 +2028,25 @@ fn collect_scalars<'a>(
         w = stop;
     }
     Ok(Val::Scalars(list))
+}
+
+/// `slots` sorted by (field, position): stable, without a heap buffer,
+/// through a permutation in the arena applied in place. Out of line: the
+/// gather's common case, slots in field order already, keeps none of its
+/// registers.
+#[cold]
+#[inline(never)]
+fn sort_by_field<'a>(
+    alloc: &BoundedAlloc<'a>,
+    slots: &mut [Slot<'a>],
+    at: usize,
+) -> Result<(), DecodeError> {
+    let perm = alloc.alloc_slice_fill_with(slots.len(), at, |i| i as u32)?;
+    crate::merge::heapsort(perm, |i| {
+        let field = slots.get(i as usize).map_or(UNKNOWN, Slot::field);
+        u64::from(field) << 32 | u64::from(i)
+    });
+    permute(slots, perm, at)
 }
 
 /// `slots` rearranged in place so that position `k` holds what was at
