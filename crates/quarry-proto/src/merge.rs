@@ -89,7 +89,7 @@ pub(crate) fn merge_run<'r, 'a: 'r>(
     schema: &'static Schema,
     f: &FieldTable,
     fi: u32,
-    run: impl Iterator<Item = &'r Slot<'a>> + Clone,
+    run: impl Iterator<Item = &'r Slot<'a>>,
     input_len: usize,
     spent: &mut usize,
     at: usize,

@@ -1100,10 +1100,34 @@ impl<'a> Dec<'a, '_> {
         at: usize,
         pos: usize,
     ) -> Result<General, DecodeError> {
+        let flags = self.push_signalled(table, f, fi, slots, base, at, step::ONEOF)?;
+        let number = table.fields.get(fi as usize).map_or(0, |f| f.number);
+        Ok(read_as(fi, number, flags, pos))
+    }
+
+    /// Push the slot of message field `f` (index `fi`) whose record
+    /// `slots` ended with a [`signal`] (see [`signalled`](Self::signalled)),
+    /// dropping the member it displaces if it is a oneof member read right
+    /// after another (see [`displace_last`](Self::displace_last)); returns
+    /// `flags` with what the loop must note for it (see [`step`]).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the field as read, its record and the message's cursor"
+    )]
+    fn push_signalled(
+        &mut self,
+        table: &MessageTable,
+        f: &FieldTable,
+        fi: u32,
+        slots: &'a [Slot<'a>],
+        base: usize,
+        at: usize,
+        mut flags: u8,
+    ) -> Result<u8, DecodeError> {
         let (mut slot, marks) = self.signalled(fi, at, slots)?;
-        let mut flags = step::ONEOF;
-        if self.displace_last(table, f, fi, base) {
-            flags = 0;
+        if f.oneof != 0 && self.displace_last(table, f, fi, base) {
+            // One member replaced another: see `rare_known`.
+            flags &= !step::ONEOF;
             slot = slot.with_reset();
         }
         self.push(slot, at)?;
@@ -1113,8 +1137,7 @@ impl<'a> Dec<'a, '_> {
         if marks & Msg::PENDING != 0 {
             flags |= step::PENDING;
         }
-        let number = table.fields.get(fi as usize).map_or(0, |f| f.number);
-        Ok(read_as(fi, number, flags, pos))
+        Ok(flags)
     }
 
     /// [`general_field`](Self::general_field) past the two-byte case and
@@ -1258,18 +1281,7 @@ impl<'a> Dec<'a, '_> {
                 };
                 let slots = self.child(f, at, s, e)?;
                 if self.signal != 0 {
-                    let (mut slot, marks) = self.signalled(fi, at, slots)?;
-                    if f.oneof != 0 && self.displace_last(table, f, fi, base) {
-                        flags &= !step::ONEOF;
-                        slot = slot.with_reset();
-                    }
-                    self.push(slot, at)?;
-                    if marks & Msg::GATHER != 0 {
-                        flags |= step::GATHER;
-                    }
-                    if marks & Msg::PENDING != 0 {
-                        flags |= step::PENDING;
-                    }
+                    let flags = self.push_signalled(table, f, fi, slots, base, at, flags)?;
                     return Ok((pos, flags));
                 }
                 Val::Msg(slots)
