@@ -3,8 +3,8 @@
 //! budget (one slot per two input bytes) has five slots left, and sparsely
 //! otherwise. Readers, the
 //! encoder and the JSON printer must not tell the two apart; what a dense
-//! record cannot hold (an unknown field, a closed enum's unlisted value)
-//! sends the rest of the message to the sparse path. Vectors are hand-encoded from the
+//! slot cannot hold (an unknown field, a closed enum's unlisted value, a
+//! message field met again) goes in the record's tail. Vectors are hand-encoded from the
 //! protobuf encoding spec; prost decodes the same bytes as the independent
 //! reference.
 
@@ -291,6 +291,66 @@ fn sparse_children_of_a_dense_message_agree_with_prost() {
         assert_eq!(view.to_prost(), reference, "{name}");
         assert_eq!(
             Pair::decode(&view.encode().unwrap()[..]).unwrap(),
+            reference,
+            "{name}: re-encoded"
+        );
+    }
+}
+
+/// A dense `Link` whose `point` comes three times, with an unknown field
+/// (9, varint 5) before the second and `value` written again between the
+/// second and the third: the points merge in input order (x from the
+/// third, y from the second, label from the first), the last `value`
+/// wins, and the unknown field is kept. The same message without the
+/// unknown field takes the other way off the dense path (the loop that
+/// meets the second point has no tail yet). The long label keeps every
+/// record within the dense budget.
+#[test]
+fn later_occurrences_of_a_message_field_merge_around_an_unknown_field() {
+    use quarry_proto_tests::pb::test2::Link;
+
+    let label = b"abcdefghijklmnopqrstuvwx";
+    let mut first = vec![0x1A, 2 + label.len() as u8, 0x1A, label.len() as u8];
+    first.extend_from_slice(label);
+    let unknown = [0x48, 5];
+    let second = [0x1A, 4, 0x08, 1, 0x10, 3]; // x = 1, y = zigzag(3) = -2
+    let value_again = [0x08, 2];
+    let third = [0x1A, 2, 0x08, 3]; // x = 3
+    let cat = |parts: &[&[u8]]| parts.concat();
+    let cases = [
+        (
+            "around an unknown field",
+            cat(&[&[0x08, 1], &first, &unknown, &second, &value_again, &third]),
+            true,
+        ),
+        (
+            "no unknown field",
+            cat(&[&[0x08, 1], &first, &second, &value_again, &third]),
+            false,
+        ),
+    ];
+    for (name, bytes, has_unknown) in cases {
+        let arena = Arena::new();
+        let view = LinkView::decode(&arena, &bytes).unwrap();
+        let point = view.point().unwrap();
+        assert_eq!(view.value(), 2, "{name}");
+        assert_eq!((point.x(), point.y()), (3, -2), "{name}");
+        assert_eq!(point.label().as_bytes(), label, "{name}");
+        let unknown: Vec<UnknownField<'_>> = view.unknown_fields().collect();
+        let expected = if has_unknown {
+            vec![UnknownField::Raw {
+                tag: 72,
+                value: &[5],
+            }]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(unknown, expected, "{name}");
+        let reference = Link::decode(&bytes[..]).unwrap();
+        assert_eq!(view.to_prost(), reference, "{name}");
+        let encoded = view.encode().unwrap();
+        assert_eq!(
+            Link::decode(&encoded[..]).unwrap(),
             reference,
             "{name}: re-encoded"
         );

@@ -113,8 +113,11 @@ struct Msg {
     /// order, are found when the message ends: one compare per slot there
     /// instead of per field here. Unknown fields after the known ones, in
     /// increasing number order, are in reader order as they stand.) Bit 1 ([`Msg::PENDING`]): a
-    /// child's record holds occurrences still to merge. Above them, four
-    /// times the number of oneof members read ([`Msg::ONEOF`] each,
+    /// child's record holds occurrences still to merge. Bit 2
+    /// ([`Msg::LATER`], in a dense record's read only): a later occurrence
+    /// of a message field is on the scratch, in the record's tail, to merge
+    /// with the one in its dense slot when the message ends. Above them,
+    /// eight times the number of oneof members read ([`Msg::ONEOF`] each,
     /// saturating; two or more may displace one another). One word, so the
     /// message's state costs the loop one register or one stack slot
     /// fewer.
@@ -132,7 +135,8 @@ impl Msg {
 
     const GATHER: u32 = 1;
     const PENDING: u32 = 2;
-    const ONEOF: u32 = 4;
+    const LATER: u32 = 4;
+    const ONEOF: u32 = 8;
 
     /// The slots cannot simply be copied: something was read that needs a
     /// gather, two oneof members, or a child is pending (the gather tells
@@ -394,18 +398,19 @@ impl<'a> Dec<'a, '_> {
     /// inline; everything else goes through out-of-line helpers.
     ///
     /// `DENSE`: the slots are the table's fields, written in place (no
-    /// scratch, no copy at the end); on what a dense record cannot hold (a
-    /// message field twice) the fields read so far go to the scratch and
-    /// the rest of the message is read sparse ([`Dec::resume_sparse`]). A
-    /// child still to merge keeps its slot (marked pending).
+    /// scratch, no copy at the end). A child still to merge keeps its slot
+    /// (marked pending).
     ///
     /// `TAIL` (with `DENSE`): the dense read goes on from `from` into
     /// `given`, the record's slots so far, after the message met an
-    /// unknown field or a child still to merge: what the loop pushes on
-    /// the scratch from `msg.base` is the record's tail, and the record is
-    /// copied with it when the message ends ([`Dec::dense_with_tail`]).
-    /// The common path checks nothing for that: its first unknown field or
-    /// pending child leaves it for this loop.
+    /// unknown field, a child still to merge or a message field again:
+    /// what the loop pushes on the scratch from `msg.base` is the record's
+    /// tail (unknown fields, and later occurrences of message fields, which
+    /// [`Msg::LATER`] marks), and the record is copied with it when the
+    /// message ends ([`Dec::dense_with_tail`]), or its occurrences merged
+    /// ([`Dec::merge_later`]). The common path checks nothing for that:
+    /// its first unknown field, pending child or field met again leaves it
+    /// for this loop.
     ///
     /// A sparse message starts reading at `from` with the marks of `msg`:
     /// `start` and nothing marked, or where a dense read stopped.
@@ -454,28 +459,40 @@ impl<'a> Dec<'a, '_> {
                 None => {
                     let g = self.general_field(table, msg.base, at, end, self.depth)?;
                     if g.reader == op::RARE {
-                        // Read already (see `general_field`).
-                        if DENSE {
-                            if g.fi == UNKNOWN {
-                                // An unknown field, on the scratch already:
-                                // the record's tail.
-                                if !TAIL {
-                                    return self.resume_tail(table, msg, dense, g.pos, end);
-                                }
-                                pos = g.pos;
-                                continue;
-                            }
-                            return self.resume_sparse(table, start, msg.base, dense, g.pos, end);
-                        }
+                        // Read already (see `general_field`), on the
+                        // scratch: in a dense record's read, its tail.
                         pos = g.pos;
+                        if DENSE && g.fi == UNKNOWN {
+                            if !TAIL {
+                                return self
+                                    .resume_tail(table, msg.base, msg.start, 0, dense, pos, end);
+                            }
+                            continue;
+                        }
+                        let mut marks = msg.marks;
                         if g.flags & step::GATHER != 0 {
-                            msg.marks |= Msg::GATHER;
+                            marks |= Msg::GATHER;
                         }
                         if g.flags & step::PENDING != 0 {
-                            msg.marks |= Msg::PENDING;
+                            marks |= Msg::PENDING;
                         }
                         if g.flags & step::ONEOF != 0 {
-                            msg.marks = msg.marks.saturating_add(Msg::ONEOF);
+                            marks = marks.saturating_add(Msg::ONEOF);
+                        }
+                        if DENSE {
+                            // A known field in the tail (dense tables have
+                            // no field the general path reads, but a table
+                            // is data): merged when the message ends. (The
+                            // common loop's `msg` stays as it started.)
+                            let marks = marks | Msg::LATER;
+                            if !TAIL {
+                                return self.resume_tail(
+                                    table, msg.base, msg.start, marks, dense, pos, end,
+                                );
+                            }
+                            msg.marks = marks;
+                        } else {
+                            msg.marks = marks;
                         }
                         continue;
                     }
@@ -507,14 +524,20 @@ impl<'a> Dec<'a, '_> {
                     let Some(f) = table.fields.get(fi as usize) else {
                         return Err(internal(at));
                     };
-                    if DENSE && dense.get(fi as usize).is_some_and(|s| s.as_msg().is_some()) {
-                        // A message field twice: its occurrences are
-                        // merged, which a dense record cannot hold. Read
-                        // again from its tag, sparse.
-                        return self.resume_sparse(table, start, msg.base, dense, at, end);
+                    // A message field twice: its occurrences are merged,
+                    // which a dense slot cannot hold. The later ones go on
+                    // the scratch, in the record's tail (read again from
+                    // the tag by the loop that knows it has one).
+                    let later =
+                        DENSE && dense.get(fi as usize).is_some_and(|s| s.as_msg().is_some());
+                    if later && !TAIL {
+                        return self.resume_tail(table, msg.base, msg.start, 0, dense, at, end);
                     }
                     let slots = self.child(f, at, s, e)?;
-                    if self.signal == 0 {
+                    if TAIL && later {
+                        self.push_later(fi, at, slots)?;
+                        msg.marks |= Msg::LATER;
+                    } else if self.signal == 0 {
                         self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
                     } else {
                         let (slot, marks) = self.signalled(fi, at, slots)?;
@@ -529,7 +552,8 @@ impl<'a> Dec<'a, '_> {
                                 None => return Err(internal(at)),
                             }
                             if !TAIL {
-                                return self.resume_pending(table, msg, dense, pos, end);
+                                return self
+                                    .resume_pending(table, msg.base, msg.start, dense, pos, end);
                             }
                             continue;
                         }
@@ -578,7 +602,7 @@ impl<'a> Dec<'a, '_> {
                         // slot `finish` checks the order of.
                         self.push(unknown, at)?;
                         if DENSE && !TAIL {
-                            return self.resume_tail(table, msg, dense, p, end);
+                            return self.resume_tail(table, msg.base, msg.start, 0, dense, p, end);
                         }
                         continue;
                     }
@@ -588,6 +612,9 @@ impl<'a> Dec<'a, '_> {
         }
         if DENSE {
             if TAIL {
+                if msg.marks != 0 {
+                    return self.merge_later(table, msg, dense, end);
+                }
                 return self.dense_with_tail(dense, msg.base, start);
             }
             if self.checked {
@@ -625,18 +652,27 @@ impl<'a> Dec<'a, '_> {
     }
 
     /// Go on reading a dense record from `pos` after its first unknown
-    /// field, pushed on the scratch, or its first pending child (see
-    /// [`message`](Self::message)'s `TAIL`).
+    /// field, pushed on the scratch, its first pending child or a message
+    /// field met again (see [`message`](Self::message)'s `TAIL`), with
+    /// the message's [`Msg`] as parts (`base`, `start`, `marks`): passed
+    /// whole, the common loop keeps it in memory for these calls.
     #[cold]
     #[inline(never)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the message's state and the caller's cursor"
+    )]
     fn resume_tail(
         &mut self,
         table: &'static MessageTable,
-        msg: Msg,
+        base: usize,
+        start: usize,
+        marks: u32,
         dense: &'a mut [Slot<'a>],
         pos: usize,
         end: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
+        let msg = Msg { base, start, marks };
         self.message::<true, true>(table, msg, pos, end, dense)
     }
 
@@ -648,12 +684,13 @@ impl<'a> Dec<'a, '_> {
     fn resume_pending(
         &mut self,
         table: &'static MessageTable,
-        msg: Msg,
+        base: usize,
+        start: usize,
         dense: &'a mut [Slot<'a>],
         pos: usize,
         end: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let slots = self.resume_tail(table, msg, dense, pos, end)?;
+        let slots = self.resume_tail(table, base, start, 0, dense, pos, end)?;
         self.signal |= signal::PENDING;
         Ok(slots)
     }
@@ -737,48 +774,64 @@ impl<'a> Dec<'a, '_> {
         Ok(slots)
     }
 
-    /// Go on reading a message that started as a dense record, sparse, from
-    /// `pos`: its fields read so far go on the scratch (above whatever its
-    /// loop pushed there), where a sparse read would have put them. The
-    /// sparse loop is inlined here rather than called with the state to
-    /// resume from: two more arguments for every message's call cost the
-    /// common path more than this copy of the loop costs in code.
-    ///
-    /// The message started at `start`; its scratch starts at `base`, where
-    /// the unknown fields it read so far are (its tail). The dense loop
-    /// keeps no more state than that, so the common path carries none of a
-    /// sparse message's.
+    /// A later occurrence of message field `fi` in a dense record's read
+    /// (its record `slots`, its tag at `at`), pushed on the scratch as part
+    /// of the record's tail (see [`merge_later`](Self::merge_later)).
     #[cold]
     #[inline(never)]
-    fn resume_sparse(
-        &mut self,
-        table: &'static MessageTable,
-        start: usize,
-        base: usize,
-        dense: &[Slot<'a>],
-        pos: usize,
-        end: usize,
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let mut msg = Msg::new(base, start);
+    fn push_later(&mut self, fi: u32, at: usize, slots: &'a [Slot<'a>]) -> Result<(), DecodeError> {
+        let slot = if self.signal == 0 {
+            Slot::new(fi, Val::Msg(slots))
+        } else {
+            // Dense tables have no map field: the only signal is a pending
+            // child, which the slot's mark tells the merge.
+            self.signalled(fi, at, slots)?.0
+        };
         // The scratch no longer starts with this message's record only.
         self.take_depth = 1;
-        let tail = self.scratch.len().saturating_sub(base);
-        // Reader order: the known fields, then the unknown fields read so
-        // far. So the gather needs no sort.
+        self.push(slot, at)
+    }
+
+    /// The end of a dense record's read whose tail holds later occurrences
+    /// of its message fields ([`Msg::LATER`]): the present dense slots go
+    /// on the scratch below the tail, where a sparse read would have put
+    /// them (fields in reader order, then the tail in input order), and
+    /// the message ends as a sparse one with fields met again does.
+    #[cold]
+    #[inline(never)]
+    fn merge_later(
+        &mut self,
+        table: &'static MessageTable,
+        mut msg: Msg,
+        dense: &[Slot<'a>],
+        end: usize,
+    ) -> Result<&'a [Slot<'a>], DecodeError> {
+        msg.marks &= !Msg::LATER;
+        // Each present slot is pushed, then moved down to its place with
+        // the tail shifted up by one: a few slots, and a memmove is far
+        // less code than `rotate_left`.
+        let mut at = msg.base;
         for slot in dense.iter().filter(|s| !s.is_absent()) {
             if slot.is_pending() {
                 msg.marks |= Msg::PENDING;
             }
-            self.push(*slot, pos)?;
-        }
-        if tail > 0 {
-            let Some(region) = self.scratch.get_mut(base..) else {
-                return Err(internal(pos));
+            self.push(*slot, end)?;
+            let Some(region) = self.scratch.get_mut(at..) else {
+                return Err(internal(end));
             };
-            region.rotate_left(tail);
-            msg.marks |= Msg::GATHER;
+            let last = region.len().saturating_sub(1);
+            region.copy_within(..last, 1);
+            if let Some(first) = region.first_mut() {
+                *first = *slot;
+            }
+            at = at.saturating_add(1);
         }
-        self.message::<false, false>(table, msg, pos, end, &mut [])
+        if !msg.must_gather()
+            && let Some(slots) = self.merge_adjacent(table, msg, end)?
+        {
+            return Ok(slots);
+        }
+        self.gather(table, msg, end)
     }
 
     /// The slot of message field `fi` (number `number`, body `s..e`) whose
