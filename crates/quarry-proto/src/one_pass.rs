@@ -336,6 +336,14 @@ fn short_len(buf: &[u8], pos: usize, end: usize) -> Option<(usize, usize)> {
     }
 }
 
+/// [`read_len`] from `pos`, out of line: for the general path's rare
+/// reads, where inlined it would be most of their code.
+#[inline(never)]
+fn read_len_at(buf: &[u8], pos: usize, end: usize) -> Result<(usize, usize), DecodeError> {
+    let mut p = pos;
+    read_len(buf, &mut p, end)
+}
+
 /// A field as [`Dec::general_field`] found it.
 struct General {
     fi: u32,
@@ -1309,7 +1317,8 @@ impl<'a> Dec<'a, '_> {
         }
         let val = match kind {
             Kind::String | Kind::Bytes => {
-                let (s, e) = read_len(buf, &mut pos, end)?;
+                let (s, e) = read_len_at(buf, pos, end)?;
+                pos = e;
                 string_value(buf, s, e, kind == Kind::String && f.utf8)?
             }
             Kind::Message | Kind::Group => {
@@ -1330,7 +1339,9 @@ impl<'a> Dec<'a, '_> {
                     )?;
                     (s, e)
                 } else {
-                    read_len(buf, &mut pos, end)?
+                    let (s, e) = read_len_at(buf, pos, end)?;
+                    pos = e;
+                    (s, e)
                 };
                 let slots = self.child(f, at, s, e)?;
                 if self.signal != 0 {
@@ -1496,7 +1507,8 @@ impl<'a> Dec<'a, '_> {
                 span(buf, s, *pos)?
             }
             LEN => {
-                let (s, e) = read_len(buf, pos, end)?;
+                let (s, e) = read_len_at(buf, *pos, end)?;
+                *pos = e;
                 span(buf, s, e)?
             }
             SGROUP => {
@@ -1535,7 +1547,8 @@ impl<'a> Dec<'a, '_> {
         end: usize,
     ) -> Result<(), DecodeError> {
         let buf = self.buf;
-        let (s, e) = read_len(buf, pos, end)?;
+        let (s, e) = read_len_at(buf, *pos, end)?;
+        *pos = e;
         let count = packed_count(buf, s, e, f.kind.wire_type())?;
         if count == 0 {
             return Ok(());
