@@ -420,8 +420,8 @@ impl<'a> Dec<'a, '_> {
     /// its first unknown field, pending child or field met again leaves it
     /// for this loop.
     ///
-    /// A sparse message starts reading at `from` with the marks of `msg`:
-    /// `start` and nothing marked, or where a dense read stopped.
+    /// A sparse message starts reading at `from`, its `start`, with
+    /// nothing marked.
     #[inline(always)]
     fn message<const DENSE: bool, const TAIL: bool>(
         &mut self,
