@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use quarry_core::{BoundedAlloc, DecodeError};
 
-use crate::record::{Messages, Record, Slot};
+use crate::record::{Messages, Record, Slot, Val};
 use crate::table::{Kind, MessageTable};
 
 /// A map entry's key, as compared: integers normalized to 64 bits (as
@@ -51,16 +51,22 @@ impl KeyReader {
         Self { field, kind }
     }
 
-    #[inline]
+    /// The key of the entry whose record is `slots`: its key field found
+    /// once, whatever the key's kind. Out of line: one copy serves the
+    /// pairwise and the hashed search.
+    #[inline(never)]
     fn key<'a>(self, slots: &'a [Slot<'a>]) -> Key<'a> {
-        let rec = Record::new(slots);
         let Some(k) = self.field else {
             return Key::Int(0);
         };
-        match self.kind {
-            Some(Kind::String | Kind::Bytes) => Key::Bytes(rec.bytes(k).unwrap_or_default()),
-            Some(Kind::Bool) => Key::Int(u64::from(rec.scalar(k).unwrap_or(0) != 0)),
-            _ => Key::Int(rec.scalar(k).unwrap_or(0)),
+        let val = Record::new(slots).find(k).map(Slot::val);
+        match (self.kind, val) {
+            (Some(Kind::String | Kind::Bytes), Some(Val::Bytes(b))) => Key::Bytes(b),
+            (Some(Kind::String | Kind::Bytes), Some(Val::Str(s))) => Key::Bytes(s.as_bytes()),
+            (Some(Kind::String | Kind::Bytes), _) => Key::Bytes(&[]),
+            (Some(Kind::Bool), Some(Val::Scalar(v))) => Key::Int(u64::from(v != 0)),
+            (_, Some(Val::Scalar(v))) => Key::Int(v),
+            _ => Key::Int(0),
         }
     }
 }

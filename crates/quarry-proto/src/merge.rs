@@ -216,8 +216,10 @@ fn dense_record(table: &MessageTable, slots: &[Slot<'_>]) -> bool {
 }
 
 /// `v` sorted by `key` (distinct for distinct elements): a heapsort, which
-/// takes little code and at most `n log n` steps whatever the order.
-pub(crate) fn heapsort(v: &mut [u32], key: impl Fn(u32) -> u64) {
+/// takes little code and at most `n log n` steps whatever the order. The
+/// key behind a reference: one copy of the sort serves every caller.
+#[inline(never)]
+pub(crate) fn heapsort(v: &mut [u32], key: &dyn Fn(u32) -> u64) {
     // Moves `v[node]` down the max-heap `v[..end]` until no child of it
     // has a greater key.
     let sift_down = |v: &mut [u32], mut node: usize, end: usize| {
@@ -340,7 +342,7 @@ impl<'a> Merger<'_, 'a> {
         let perm = self
             .alloc
             .alloc_slice_fill_with(all.len(), at, |i| i as u32)?;
-        heapsort(perm, |i| {
+        heapsort(perm, &|i| {
             let field = all.get(i as usize).map_or(UNKNOWN, |s| s.0.field());
             u64::from(field) << 32 | u64::from(i)
         });
@@ -778,7 +780,7 @@ mod tests {
             let field = |i: u32| fields.get(i as usize).copied().unwrap_or(u32::MAX);
             let key = |i: u32| u64::from(field(i)) << 32 | u64::from(i);
             let mut v: Vec<u32> = (0..len).rev().collect();
-            heapsort(&mut v, key);
+            heapsort(&mut v, &key);
             let mut expected: Vec<u32> = (0..len).collect();
             expected.sort_by_key(|&i| (field(i), i));
             assert_eq!(v, expected, "length {len}");

@@ -2120,7 +2120,7 @@ fn sort_by_field<'a>(
     at: usize,
 ) -> Result<(), DecodeError> {
     let perm = alloc.alloc_slice_fill_with(slots.len(), at, |i| i as u32)?;
-    crate::merge::heapsort(perm, |i| {
+    crate::merge::heapsort(perm, &|i| {
         let field = slots.get(i as usize).map_or(UNKNOWN, Slot::field);
         u64::from(field) << 32 | u64::from(i)
     });

@@ -450,7 +450,7 @@ impl<'a> Record<'a> {
 
     /// The slot of known field `field` (an index into the table's fields).
     #[inline]
-    fn find(self, field: u32) -> Option<&'a Slot<'a>> {
+    pub(crate) fn find(self, field: u32) -> Option<&'a Slot<'a>> {
         if field >= UNKNOWN {
             // No table has that many fields (and an unknown slot's word
             // must not match).
