@@ -4,7 +4,8 @@
 //! otherwise. Readers, the
 //! encoder and the JSON printer must not tell the two apart; what a dense
 //! slot cannot hold (an unknown field, a closed enum's unlisted value, a
-//! message field met again) goes in the record's tail. Vectors are hand-encoded from the
+//! message field met again) ends the dense read, and the rest of the
+//! message is read sparse above the present slots. Vectors are hand-encoded from the
 //! protobuf encoding spec; prost decodes the same bytes as the independent
 //! reference.
 
@@ -151,6 +152,12 @@ fn past_the_dense_budget_a_sparse_record_reads_the_same() {
     assert_eq!(view.to_json().unwrap(), r#"{"x":1}"#);
 }
 
+/// `view`'s unknown fields are one, a raw field with `tag` and `value`.
+fn assert_one_unknown(view: PointView<'_>, tag: u32, value: &[u8]) {
+    let unknown: Vec<UnknownField<'_>> = view.unknown_fields().collect();
+    assert_eq!(unknown, vec![UnknownField::Raw { tag, value }]);
+}
+
 /// An unknown field (9, varint 5) in a dense body: the body goes on
 /// sparse and keeps it, after the known fields.
 #[test]
@@ -163,15 +170,58 @@ fn an_unknown_field_in_a_dense_body_is_kept() {
     let arena = Arena::new();
     let view = PointView::decode(&arena, &bytes).unwrap();
     assert_eq!((view.x(), view.label()), (1, "abcdefgh"));
-    let unknown: Vec<UnknownField<'_>> = view.unknown_fields().collect();
-    assert_eq!(
-        unknown,
-        vec![UnknownField::Raw {
-            tag: 72,
-            value: &[5]
-        }]
-    );
+    assert_one_unknown(view, 72, &[5]);
     assert_eq!(view.encode().unwrap(), bytes);
+}
+
+/// Every field of a dense body set, then an unknown field (9, varint 5):
+/// no absent slot is left for it, and the record holds the five fields
+/// and the unknown one after them.
+#[test]
+fn an_unknown_field_after_every_field_of_a_dense_body_is_kept() {
+    let mut bytes = vec![
+        0x08, 1, // x = 1
+        0x10, 4, // y = 2 (zigzag)
+        0x1A, 8, // label
+    ];
+    bytes.extend_from_slice(b"abcdefgh");
+    bytes.extend_from_slice(&[0x20, 2]); // color = GREEN (2)
+    bytes.extend_from_slice(&[0xA5, 0x01, 1, 2, 3, 4]); // mask (20), fixed32
+    bytes.extend_from_slice(&[0x48, 5]); // field 9, varint 5: unknown
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert_eq!(
+        (view.x(), view.y(), view.label(), view.mask()),
+        (1, 2, "abcdefgh", 0x0403_0201)
+    );
+    assert_eq!(view.to_prost(), Point::decode(&bytes[..]).unwrap());
+    assert_one_unknown(view, 72, &[5]);
+    assert_eq!(view.record().present_fields(), 5);
+    assert_eq!(view.encode().unwrap(), bytes);
+}
+
+/// An unknown field (9, varint 5) between known fields of a dense body:
+/// the fields after it are read sparse, and the record holds every known
+/// field in number order with the unknown one last, as its encoding shows.
+#[test]
+fn an_unknown_field_between_known_fields_of_a_dense_body_is_kept() {
+    let mut bytes = vec![
+        0x08, 1, // x = 1
+        0x48, 5, // field 9, varint 5: unknown
+        0x1A, 8, // label
+    ];
+    bytes.extend_from_slice(b"abcdefgh");
+    bytes.extend_from_slice(&[0x10, 4]); // y = 2, after label
+    let arena = Arena::new();
+    let view = PointView::decode(&arena, &bytes).unwrap();
+    assert_eq!((view.x(), view.y(), view.label()), (1, 2, "abcdefgh"));
+    assert!(!view.has_color());
+    assert_eq!(view.to_prost(), Point::decode(&bytes[..]).unwrap());
+    assert_one_unknown(view, 72, &[5]);
+    let mut canonical = vec![0x08, 1, 0x10, 4, 0x1A, 8];
+    canonical.extend_from_slice(b"abcdefgh");
+    canonical.extend_from_slice(&[0x48, 5]);
+    assert_eq!(view.encode().unwrap(), canonical);
 }
 
 /// color = 9, which `Color` (a closed proto2 enum) does not list: kept as
@@ -186,14 +236,7 @@ fn a_closed_enums_unknown_value_in_a_dense_body_is_an_unknown_field() {
     let view = PointView::decode(&arena, &bytes).unwrap();
     assert!(!view.has_color());
     assert_eq!(view.color(), Color::Red);
-    let unknown: Vec<UnknownField<'_>> = view.unknown_fields().collect();
-    assert_eq!(
-        unknown,
-        vec![UnknownField::Raw {
-            tag: 32,
-            value: &[9]
-        }]
-    );
+    assert_one_unknown(view, 32, &[9]);
     assert_eq!(view.encode().unwrap(), bytes);
 }
 
@@ -302,9 +345,8 @@ fn sparse_children_of_a_dense_message_agree_with_prost() {
 /// second and the third: the points merge in input order (x from the
 /// third, y from the second, label from the first), the last `value`
 /// wins, and the unknown field is kept. The same message without the
-/// unknown field takes the other way off the dense path (the loop that
-/// meets the second point has no tail yet). The long label keeps every
-/// record within the dense budget.
+/// unknown field leaves the dense read at the second point instead. The
+/// long label keeps every record within the dense budget.
 #[test]
 fn later_occurrences_of_a_message_field_merge_around_an_unknown_field() {
     use quarry_proto_tests::pb::test2::Link;

@@ -113,11 +113,8 @@ struct Msg {
     /// order, are found when the message ends: one compare per slot there
     /// instead of per field here. Unknown fields after the known ones, in
     /// increasing number order, are in reader order as they stand.) Bit 1 ([`Msg::PENDING`]): a
-    /// child's record holds occurrences still to merge. Bit 2
-    /// ([`Msg::LATER`], in a dense record's read only): a later occurrence
-    /// of a message field is on the scratch, in the record's tail, to merge
-    /// with the one in its dense slot when the message ends. Above them,
-    /// eight times the number of oneof members read ([`Msg::ONEOF`] each,
+    /// child's record holds occurrences still to merge. Above them, four
+    /// times the number of oneof members read ([`Msg::ONEOF`] each,
     /// saturating; two or more may displace one another). One word, so the
     /// message's state costs the loop one register or one stack slot
     /// fewer.
@@ -135,8 +132,7 @@ impl Msg {
 
     const GATHER: u32 = 1;
     const PENDING: u32 = 2;
-    const LATER: u32 = 4;
-    const ONEOF: u32 = 8;
+    const ONEOF: u32 = 4;
 
     /// The slots cannot simply be copied: something was read that needs a
     /// gather, two oneof members, or a child is pending (the gather tells
@@ -406,30 +402,21 @@ impl<'a> Dec<'a, '_> {
     /// inline; everything else goes through out-of-line helpers.
     ///
     /// `DENSE`: the slots are the table's fields, written in place (no
-    /// scratch, no copy at the end). A child still to merge keeps its slot
-    /// (marked pending).
+    /// scratch, no copy at the end). The first unknown field, child still
+    /// to merge or message field met again ends the dense read: the rest
+    /// of the message is read as a sparse one, its slots on the scratch
+    /// above the dense record's present ones ([`Dec::spill`]). The common
+    /// path checks nothing for that.
     ///
-    /// `TAIL` (with `DENSE`): the dense read goes on from `from` into
-    /// `given`, the record's slots so far, after the message met an
-    /// unknown field, a child still to merge or a message field again:
-    /// what the loop pushes on the scratch from `msg.base` is the record's
-    /// tail (unknown fields, and later occurrences of message fields, which
-    /// [`Msg::LATER`] marks), and the record is copied with it when the
-    /// message ends ([`Dec::dense_with_tail`]), or its occurrences merged
-    /// ([`Dec::merge_later`]). The common path checks nothing for that:
-    /// its first unknown field, pending child or field met again leaves it
-    /// for this loop.
-    ///
-    /// A sparse message starts reading at `from`, its `start`, with
-    /// nothing marked.
+    /// A sparse message's slots go on the scratch from `msg.base` (which
+    /// may hold the slots of a dense read that spilled), and are copied
+    /// out when it ends.
     #[inline(always)]
-    fn message<const DENSE: bool, const TAIL: bool>(
+    fn message<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
         mut msg: Msg,
-        from: usize,
         end: usize,
-        given: &'a mut [Slot<'a>],
     ) -> Result<&'a [Slot<'a>], DecodeError> {
         let start = msg.start;
         // The input up to the message's end: one bound for the loop and
@@ -438,14 +425,12 @@ impl<'a> Dec<'a, '_> {
             return Err(internal(start));
         };
         let end = buf.len();
-        let dense: &'a mut [Slot<'a>] = if DENSE && TAIL {
-            given
-        } else if DENSE {
+        let dense: &'a mut [Slot<'a>] = if DENSE {
             self.dense_slots(table, start)?
         } else {
             &mut []
         };
-        let mut pos = from;
+        let mut pos = start;
         while pos < end {
             let at = pos;
             // The common case first: a one-byte tag of a field the short
@@ -468,14 +453,14 @@ impl<'a> Dec<'a, '_> {
                     let g = self.general_field(table, msg.base, at, end, self.depth)?;
                     if g.reader == op::RARE {
                         // Read already (see `general_field`), on the
-                        // scratch: in a dense record's read, its tail.
+                        // scratch. A dense read spills (dense tables have
+                        // no field the general path reads, but a table is
+                        // data: such a known field's marks, for repeated
+                        // fields and oneofs, which dense tables have none
+                        // of, are not kept).
                         pos = g.pos;
-                        if DENSE && g.fi == UNKNOWN {
-                            if !TAIL {
-                                return self
-                                    .resume_tail(table, msg.base, msg.start, 0, dense, pos, end);
-                            }
-                            continue;
+                        if DENSE {
+                            return self.spill(table, msg.base, msg.start, dense, pos, end);
                         }
                         let mut marks = msg.marks;
                         if g.flags & step::GATHER != 0 {
@@ -487,21 +472,7 @@ impl<'a> Dec<'a, '_> {
                         if g.flags & step::ONEOF != 0 {
                             marks = marks.saturating_add(Msg::ONEOF);
                         }
-                        if DENSE {
-                            // A known field in the tail (dense tables have
-                            // no field the general path reads, but a table
-                            // is data): merged when the message ends. (The
-                            // common loop's `msg` stays as it started.)
-                            let marks = marks | Msg::LATER;
-                            if !TAIL {
-                                return self.resume_tail(
-                                    table, msg.base, msg.start, marks, dense, pos, end,
-                                );
-                            }
-                            msg.marks = marks;
-                        } else {
-                            msg.marks = marks;
-                        }
+                        msg.marks = marks;
                         continue;
                     }
                     (g.fi, g.number, g.reader, g.pos)
@@ -533,37 +504,28 @@ impl<'a> Dec<'a, '_> {
                         return Err(internal(at));
                     };
                     // A message field twice: its occurrences are merged,
-                    // which a dense slot cannot hold. The later ones go on
-                    // the scratch, in the record's tail (read again from
-                    // the tag by the loop that knows it has one).
-                    let later =
-                        DENSE && dense.get(fi as usize).is_some_and(|s| s.as_msg().is_some());
-                    if later && !TAIL {
-                        return self.resume_tail(table, msg.base, msg.start, 0, dense, at, end);
+                    // which a dense slot cannot hold. The dense read
+                    // spills, and the later occurrence is read again from
+                    // its tag as part of the rest.
+                    if DENSE && dense.get(fi as usize).is_some_and(|s| s.as_msg().is_some()) {
+                        return self.spill(table, msg.base, msg.start, dense, at, end);
                     }
                     let slots = self.child(f, at, s, e)?;
-                    if TAIL && later {
-                        self.push_later(fi, at, slots)?;
-                        msg.marks |= Msg::LATER;
-                    } else if self.signal == 0 {
+                    if self.signal == 0 {
                         self.store::<DENSE>(dense, fi, Val::Msg(slots), at)?;
                     } else {
                         let (slot, marks) = self.signalled(fi, at, slots)?;
                         if DENSE && slot.is_pending() {
-                            // A pending child keeps its place in a dense
-                            // record; the rest is read by the loop that
-                            // ends in `dense_with_tail`, which tells the
-                            // parent. (Dense tables have no map field,
-                            // whose rejected entry is the other signal.)
+                            // A pending child: the dense read spills, its
+                            // slot with the present ones, and the parent
+                            // learns of it from `spill`. (Dense tables
+                            // have no map field, whose rejected entry is
+                            // the other signal.)
                             match dense.get_mut(fi as usize) {
                                 Some(held) => *held = slot,
                                 None => return Err(internal(at)),
                             }
-                            if !TAIL {
-                                return self
-                                    .resume_pending(table, msg.base, msg.start, dense, pos, end);
-                            }
-                            continue;
+                            return self.spill(table, msg.base, msg.start, dense, pos, end);
                         }
                         if DENSE {
                             return Err(internal(at));
@@ -606,11 +568,11 @@ impl<'a> Dec<'a, '_> {
                         // values of closed enums never come here: see
                         // `FieldTable::whole_entry_op`.)
                         let unknown = Slot::unknown(number << 3, span(buf, after_tag, p)?);
-                        // A dense record's tail; in a sparse message, a
-                        // slot `finish` checks the order of.
+                        // A slot `finish` checks the order of; a dense
+                        // read spills.
                         self.push(unknown, at)?;
-                        if DENSE && !TAIL {
-                            return self.resume_tail(table, msg.base, msg.start, 0, dense, p, end);
+                        if DENSE {
+                            return self.spill(table, msg.base, msg.start, dense, p, end);
                         }
                         continue;
                     }
@@ -619,12 +581,6 @@ impl<'a> Dec<'a, '_> {
             }
         }
         if DENSE {
-            if TAIL {
-                if msg.marks != 0 {
-                    return self.merge_later(table, msg, dense, end);
-                }
-                return self.dense_with_tail(dense, msg.base, start);
-            }
             if self.checked {
                 let present = dense.iter().filter(|s| !s.is_absent()).count();
                 self.items.take(present, start)?;
@@ -659,37 +615,24 @@ impl<'a> Dec<'a, '_> {
         }
     }
 
-    /// Go on reading a dense record from `pos` after its first unknown
-    /// field, pushed on the scratch, its first pending child or a message
-    /// field met again (see [`message`](Self::message)'s `TAIL`), with
-    /// the message's [`Msg`] as parts (`base`, `start`, `marks`): passed
-    /// whole, the common loop keeps it in memory for these calls.
+    /// The rest of a dense record's message, from `pos`, after its first
+    /// unknown field (pushed on the scratch from `base`), a child still to
+    /// merge (in its dense slot) or a message field met again (read again
+    /// from its tag at `pos`). When nothing follows, the record is made in
+    /// place: the present slots moved to the front of the dense ones, the
+    /// unknown field after them (every field present, a copy of them with
+    /// it). Otherwise the present slots go on the
+    /// scratch below what is there, where a sparse read would have put
+    /// them, and the sparse loop reads the rest above them, so that the
+    /// message ends as a sparse one does (copied out in reader order, or
+    /// gathered and its fields met twice merged); the dense slots stay
+    /// behind in the arena, within the dense budget that charged them, and
+    /// item-limit errors of the rest point at `pos`. The message's parts
+    /// (`base`, `start`) are passed apart: as a `Msg`, the common loop
+    /// keeps it in memory.
     #[cold]
     #[inline(never)]
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the message's state and the caller's cursor"
-    )]
-    fn resume_tail(
-        &mut self,
-        table: &'static MessageTable,
-        base: usize,
-        start: usize,
-        marks: u32,
-        dense: &'a mut [Slot<'a>],
-        pos: usize,
-        end: usize,
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let msg = Msg { base, start, marks };
-        self.message::<true, true>(table, msg, pos, end, dense)
-    }
-
-    /// [`resume_tail`](Self::resume_tail) after a pending child, which the
-    /// record's parent learns of here. (The common loop keeps no mark for
-    /// it: one more live word there cost every decode.)
-    #[cold]
-    #[inline(never)]
-    fn resume_pending(
+    fn spill(
         &mut self,
         table: &'static MessageTable,
         base: usize,
@@ -698,148 +641,104 @@ impl<'a> Dec<'a, '_> {
         pos: usize,
         end: usize,
     ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let slots = self.resume_tail(table, base, start, 0, dense, pos, end)?;
-        self.signal |= signal::PENDING;
-        Ok(slots)
-    }
-
-    /// A dense record whose message held unknown fields (or unlisted
-    /// closed-enum values, kept as unknown fields): they are on the
-    /// scratch from `base`, in input order, and the record is its present
-    /// fields followed by them, a sparse record like any other. The dense
-    /// slots stay behind in the arena, within the dense budget that
-    /// charged them; the copy holds one slot per field the input wrote.
-    /// Without unknown fields (the loop came here for a pending child),
-    /// the dense record itself. A pending child met after an unknown field
-    /// is told to the parent here.
-    #[cold]
-    #[inline(never)]
-    fn dense_with_tail(
-        &mut self,
-        dense: &'a [Slot<'a>],
-        base: usize,
-        start: usize,
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        let Some(tail) = self.scratch.get(base..) else {
-            return Err(internal(start));
-        };
-        // One pass over the few dense slots: the present ones, and whether
-        // one of them is pending.
-        let mut present = 0usize;
-        let mut pending = false;
-        for slot in dense.iter().filter(|s| !s.is_absent()) {
-            present = present.saturating_add(1);
-            pending |= slot.is_pending();
-        }
-        if tail.is_empty() {
-            // No unknown field, only a pending child (see
-            // `resume_pending`): the dense record.
-            if self.checked {
-                self.items.take(present, start)?;
+        let tail = self.scratch.len().saturating_sub(base);
+        if pos >= end && tail <= 1 {
+            // Nothing after what ended the dense read (most often an
+            // unknown field a newer schema appended): the present slots
+            // move to the front of the dense ones, in place, and the
+            // unknown field, if that was it, follows them. No scratch, no
+            // sparse read.
+            let mut n = 0usize;
+            let mut pending = false;
+            for k in 0..dense.len() {
+                let Some(&slot) = dense.get(k) else {
+                    break;
+                };
+                if !slot.is_absent() {
+                    pending |= slot.is_pending();
+                    if n != k
+                        && let Some(dst) = dense.get_mut(n)
+                    {
+                        *dst = slot;
+                    }
+                    n = n.saturating_add(1);
+                }
             }
-            return Ok(dense);
-        }
-        if pending {
-            self.signal |= signal::PENDING;
-        }
-        let n = present.saturating_add(tail.len());
-        if self.checked {
-            self.items.take(n, start)?;
-            self.alloc.charge_slice::<Slot<'a>>(n, start)?;
-        }
-        // A buffer of the exact size, each slot written once: the present
-        // dense slots, then the tail. (Filled first and then overwritten,
-        // or through an iterator, the copy costs twice the instructions.)
-        let Ok(layout) = std::alloc::Layout::array::<Slot<'a>>(n) else {
-            return Err(internal(start));
-        };
-        let first = self.alloc.bump().alloc_layout(layout).cast::<Slot<'a>>();
-        let mut at = first;
-        // The tail is a slot or two: written one by one, not by a call to
-        // `memcpy`.
-        for slot in dense.iter().filter(|s| !s.is_absent()) {
-            // SAFETY: `first` holds room for `n` slots, and these two loops
-            // write `n`: the present dense slots (the filter `present`
-            // counted, over the same slots) and the tail. Plain `Copy`
-            // values into fresh memory: nothing to drop.
-            unsafe {
-                at.write(*slot);
-                at = at.add(1);
-            }
-        }
-        for slot in tail {
-            // SAFETY: as above.
-            unsafe {
-                at.write(*slot);
-                at = at.add(1);
-            }
-        }
-        // SAFETY: the `n` slots from `first` were all written above, in
-        // memory of the arena, which lends it for `'a`.
-        let slots = unsafe { std::slice::from_raw_parts(first.as_ptr(), n) };
-        self.scratch.truncate(base);
-        debug_assert!(record::in_decode_order(slots));
-        Ok(slots)
-    }
-
-    /// A later occurrence of message field `fi` in a dense record's read
-    /// (its record `slots`, its tag at `at`), pushed on the scratch as part
-    /// of the record's tail (see [`merge_later`](Self::merge_later)).
-    #[cold]
-    #[inline(never)]
-    fn push_later(&mut self, fi: u32, at: usize, slots: &'a [Slot<'a>]) -> Result<(), DecodeError> {
-        let slot = if self.signal == 0 {
-            Slot::new(fi, Val::Msg(slots))
-        } else {
-            // Dense tables have no map field: the only signal is a pending
-            // child, which the slot's mark tells the merge.
-            self.signalled(fi, at, slots)?.0
-        };
-        // The scratch no longer starts with this message's record only.
-        self.take_depth = 1;
-        self.push(slot, at)
-    }
-
-    /// The end of a dense record's read whose tail holds later occurrences
-    /// of its message fields ([`Msg::LATER`]): the present dense slots go
-    /// on the scratch below the tail, where a sparse read would have put
-    /// them (fields in reader order, then the tail in input order), and
-    /// the message ends as a sparse one with fields met again does.
-    #[cold]
-    #[inline(never)]
-    fn merge_later(
-        &mut self,
-        table: &'static MessageTable,
-        mut msg: Msg,
-        dense: &[Slot<'a>],
-        end: usize,
-    ) -> Result<&'a [Slot<'a>], DecodeError> {
-        msg.marks &= !Msg::LATER;
-        // Each present slot is pushed, then moved down to its place with
-        // the tail shifted up by one: a few slots, and a memmove is far
-        // less code than `rotate_left`.
-        let mut at = msg.base;
-        for slot in dense.iter().filter(|s| !s.is_absent()) {
-            if slot.is_pending() {
-                msg.marks |= Msg::PENDING;
-            }
-            self.push(*slot, end)?;
-            let Some(region) = self.scratch.get_mut(at..) else {
-                return Err(internal(end));
+            let unknown = if tail == 1 {
+                self.scratch.get(base).copied()
+            } else {
+                None
             };
-            let last = region.len().saturating_sub(1);
-            region.copy_within(..last, 1);
-            if let Some(first) = region.first_mut() {
-                *first = *slot;
+            let record: &'a [Slot<'a>] = match unknown {
+                // Room after the present slots: the unknown field there.
+                Some(unknown) if n < dense.len() => {
+                    if let Some(dst) = dense.get_mut(n) {
+                        *dst = unknown;
+                    }
+                    n = n.saturating_add(1);
+                    let dense: &'a [Slot<'a>] = dense;
+                    dense.get(..n).unwrap_or_default()
+                }
+                // Every field present (nothing moved), no room: a copy of
+                // them with the unknown field after them.
+                Some(unknown) => {
+                    n = n.saturating_add(1);
+                    let dense: &'a [Slot<'a>] = dense;
+                    self.alloc.alloc_slice_fill_with(n, start, |i| {
+                        dense.get(i).copied().unwrap_or(unknown)
+                    })?
+                }
+                None => {
+                    let dense: &'a [Slot<'a>] = dense;
+                    dense.get(..n).unwrap_or_default()
+                }
+            };
+            if self.checked {
+                self.items.take(n, start)?;
+            }
+            if pending {
+                self.signal |= signal::PENDING;
+            }
+            self.scratch.truncate(base);
+            debug_assert!(record::in_decode_order(record));
+            return Ok(record);
+        }
+        // The present slots go below what the dense read pushed: one slot
+        // at most (the unknown field or unlisted value that ended it),
+        // held while they are pushed. (More, which no dense table makes,
+        // are moved up by one per present slot.)
+        let mut pending = false;
+        let held = if self.scratch.len() == base.saturating_add(1) {
+            self.scratch.pop()
+        } else {
+            None
+        };
+        let mut at = base;
+        for slot in dense.iter().filter(|s| !s.is_absent()) {
+            pending |= slot.is_pending();
+            self.push(*slot, start)?;
+            if let Some(region) = self.scratch.get_mut(at..)
+                && region.len() > 1
+            {
+                let last = region.len().saturating_sub(1);
+                region.copy_within(..last, 1);
+                if let Some(first) = region.first_mut() {
+                    *first = *slot;
+                }
             }
             at = at.saturating_add(1);
         }
-        if !msg.must_gather()
-            && let Some(slots) = self.merge_adjacent(table, msg, end)?
-        {
-            return Ok(slots);
+        if let Some(slot) = held {
+            self.push(slot, start)?;
         }
-        self.gather(table, msg, end)
+        let rest = self.message_call::<false>(table, base, pos, end);
+        let slots = self.result(rest)?;
+        if pending {
+            // Dense tables have no repeated field, the one kind whose slot
+            // the gather marks for a pending child: the parent is told.
+            self.signal |= signal::PENDING;
+        }
+        Ok(slots)
     }
 
     /// The slot of message field `fi` (number `number`, body `s..e`) whose
@@ -934,9 +833,9 @@ impl<'a> Dec<'a, '_> {
         let n = table.fields.len();
         let slots = if table.dense && self.dense_left >= n {
             self.dense_left = self.dense_left.saturating_sub(n);
-            self.message_call::<true>(table, start, end)
+            self.message_call::<true>(table, 0, start, end)
         } else {
-            self.message_call::<false>(table, start, end)
+            self.message_call::<false>(table, self.scratch.len(), start, end)
         };
         self.result(slots)
     }
@@ -953,16 +852,22 @@ impl<'a> Dec<'a, '_> {
     /// [`message`](Self::message) behind a call whose result fits two
     /// registers: the slots, or `None` when the decode fails, the error
     /// left in [`error`](Dec::error). Returned whole, the `Result` goes
-    /// through memory: stores and loads per nested message.
+    /// through memory: stores and loads per nested message. A sparse
+    /// message's slots go on the scratch from `base` (see
+    /// [`spill`](Self::spill)); a dense one ignores it.
     #[inline(never)]
     fn message_call<const DENSE: bool>(
         &mut self,
         table: &'static MessageTable,
+        base: usize,
         start: usize,
         end: usize,
     ) -> Option<&'a [Slot<'a>]> {
-        let msg = Msg::new(self.scratch.len(), start);
-        match self.message::<DENSE, false>(table, msg, start, end, &mut []) {
+        // A dense read's base is only needed when it spills: read here,
+        // the caller's loop keeps no register for it.
+        let base = if DENSE { self.scratch.len() } else { base };
+        let msg = Msg::new(base, start);
+        match self.message::<DENSE>(table, msg, end) {
             Ok(slots) => Some(slots),
             Err(e) => {
                 self.error = Some(e);
