@@ -572,7 +572,6 @@ impl<'a> Merger<'_, 'a> {
         'a: 'r,
     {
         let at = self.at;
-        let run = (0..n).filter_map(slot_at);
         Ok(match f.kind {
             Kind::Message | Kind::Group => {
                 let sub = self.sub(f)?;
@@ -581,17 +580,7 @@ impl<'a> Merger<'_, 'a> {
                     // elements settled, copied only if one of them is not.
                     return Ok(Slot::new(fi, Val::Msgs(self.settle_elements(sub, list)?)));
                 }
-                let count = run
-                    .clone()
-                    .map(|s| s.elements().len())
-                    .fold(0, usize::saturating_add);
-                let list = self.alloc.alloc_slice_fill_copy(count, &[][..], at)?;
-                for (o, e) in list
-                    .iter_mut()
-                    .zip(run.flat_map(|s| s.elements().iter().copied()))
-                {
-                    *o = e;
-                }
+                let list = self.concat_values(n, slot_at, &[][..], Slot::elements)?;
                 // A map's entries from several records: the last of each
                 // key stays (a key is a scalar, settled already).
                 let start = if sub.map_entry {
@@ -607,21 +596,21 @@ impl<'a> Merger<'_, 'a> {
                 }
             }
             Kind::String if f.utf8 => {
-                let list = self.concat_values(n, slot_at, "", |v| match v {
+                let list = self.concat_values(n, slot_at, "", |s| match s.val() {
                     Val::Strs(l) => l,
                     _ => &[],
                 })?;
                 Slot::new(fi, Val::Strs(list))
             }
             Kind::String | Kind::Bytes => {
-                let list = self.concat_values(n, slot_at, &[][..], |v| match v {
+                let list = self.concat_values(n, slot_at, &[][..], |s| match s.val() {
                     Val::BytesList(l) => l,
                     _ => &[],
                 })?;
                 Slot::new(fi, Val::BytesList(list))
             }
             _ => {
-                let list = self.concat_values(n, slot_at, 0u64, |v| match v {
+                let list = self.concat_values(n, slot_at, 0u64, |s| match s.val() {
                     Val::Scalars(l) => l,
                     _ => &[],
                 })?;
@@ -631,32 +620,38 @@ impl<'a> Merger<'_, 'a> {
     }
 
     /// The arrays `pick` finds in the `n` slots `slot_at` finds, one after
-    /// another.
+    /// another, in a new array. Each value is written once, as the array
+    /// is filled: no fill first, and a loop short enough for cold code.
     fn concat_values<'r, T: Copy + 'a>(
         &self,
         n: usize,
         slot_at: &dyn Fn(usize) -> Option<&'r Slot<'a>>,
         empty: T,
-        pick: impl Fn(Val<'a>) -> &'a [T],
-    ) -> Result<&'a [T], DecodeError>
+        pick: impl Fn(&'r Slot<'a>) -> &'r [T],
+    ) -> Result<&'a mut [T], DecodeError>
     where
         'a: 'r,
     {
-        let values = |i: usize| slot_at(i).map_or(&[][..], |s| pick(s.val()));
+        let values = |i: usize| slot_at(i).map_or(&[][..], &pick);
         let count = (0..n)
             .map(|i| values(i).len())
             .fold(0, usize::saturating_add);
-        let list = self.alloc.alloc_slice_fill_copy(count, empty, self.at)?;
-        let mut rest = &mut list[..];
-        for i in 0..n {
-            let values = values(i);
-            let Some((head, tail)) = rest.split_at_mut_checked(values.len()) else {
-                return Err(internal(self.at));
-            };
-            head.copy_from_slice(values);
-            rest = tail;
-        }
-        Ok(list)
+        // The values not written yet: of slot `next - 1`, then the slots
+        // from `next`.
+        let (mut next, mut left): (usize, &[T]) = (0, &[]);
+        self.alloc.alloc_slice_fill_with(count, self.at, |_| {
+            loop {
+                if let Some((&v, rest)) = left.split_first() {
+                    left = rest;
+                    break v;
+                }
+                if next >= n {
+                    break empty;
+                }
+                left = values(next);
+                next = next.saturating_add(1);
+            }
+        })
     }
 
     /// Drop, from the slots of several records in input order, the oneof
