@@ -2,11 +2,10 @@
 //! levels past its first buffer (8 slots), so it grows while messages are
 //! open, and repeated message fields met once (kept as their one element,
 //! no gather); and dense records whose messages hold unknown fields,
-//! copied out with them when the message ends. Inputs are built by hand
+//! which end the dense read (`Dec::spill`). Inputs are built by hand
 //! here from a model of the message, the expectation. The scratch's push
 //! writes without a second capacity check (`one_pass.rs`, `Dec::push`),
-//! and the dense record's copy writes its slots unchecked
-//! (`Dec::dense_with_tail`), so these tests also run under Miri in CI.
+//! so these tests also run under Miri in CI.
 
 use quarry_core::Arena;
 use quarry_proto::{
